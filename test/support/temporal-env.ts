@@ -1,0 +1,52 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
+import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
+
+/**
+ * A time-skipping environment on the Java test server built by scripts/setup.sh. Time skips whenever
+ * every workflow is blocked on a timer, so a 48-hour wait costs milliseconds. The test server has no
+ * visibility store: `client.workflow.list()` and `count()` do not work on it, and its clock is global
+ * to the environment, so one file's tests share it.
+ */
+export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServerPath() } },
+  });
+}
+
+/**
+ * A dev-server environment (the Temporal CLI built by setup) with the project's search attributes
+ * registered, for end-to-end tests that need visibility queries, real time and the real server.
+ */
+export function devServerEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: temporalCliPath() },
+      searchAttributes: [...allSearchAttributeKeys],
+      ip: '127.0.0.1',
+    },
+  });
+}
+
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+/** Bundles a workflows module once per test process; bundling costs seconds, reuse costs nothing. */
+export function workflowBundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  let bundle = bundles.get(workflowsPath);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+    bundles.set(workflowsPath, bundle);
+  }
+  return bundle;
+}
+
+const noop = () => {};
+const quietBundlerLogger = {
+  log: noop,
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: (message: string, meta?: Record<string, unknown>) => console.warn(message, meta ?? ''),
+  error: (message: string, meta?: Record<string, unknown>) => console.error(message, meta ?? ''),
+};
