@@ -39,3 +39,12 @@ export function referenceFromWorkflowId(
   if (!match?.[1] || !match[2]) return undefined;
   return { kind: match[1] as 'brand' | 'campaign', reference: match[2] };
 }
+
+/**
+ * Where the ingress parks events that carry a CSP reference whose workflow does not exist (yet, or
+ * any more): `parked/brand-ref/{reference}`. The owner claims them when it starts, beside the
+ * registry-id-keyed ones of `parkedEventsWorkflowId` once it knows its registry id.
+ */
+export function parkedEventsByReferenceWorkflowId(kind: ParkedEntityKind, reference: string): string {
+  return `parked/${kind}-ref/${reference}`;
+}
