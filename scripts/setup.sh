@@ -26,8 +26,10 @@ elapsed() { echo "$(($(date +%s) - $1))s"; }
 # --- Node dependencies ------------------------------------------------------------------------
 if [ ! -d "$root/node_modules/@temporalio/worker" ]; then
   t0=$(date +%s)
-  say "installing npm dependencies (npm ci) ..."
-  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
+  say "installing npm dependencies from package-lock.json ..."
+  # `npm install`, not `npm ci`: npm 11 writes lock files without the other platforms' optional
+  # binaries (@swc/core-*, @biomejs/cli-*) and `npm ci` then refuses them as out of sync.
+  (cd "$root" && npm install --no-audit --no-fund --loglevel=error) || die "npm install failed"
   say "npm dependencies installed in $(elapsed "$t0")"
 fi
 
