@@ -73,8 +73,11 @@ else
   rm -rf "$partial" && mkdir -p "$partial/lib"
   mvn -B -q -Dstyle.color=never -f "$root/scripts/test-server/pom.xml" \
     -Dtemporal.test.server.version="$TEMPORAL_TEST_SERVER_VERSION" \
-    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$partial/lib" ||
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$partial/lib" \
+    >"$tools/maven.log" 2>&1 || {
+    cat "$tools/maven.log" >&2
     die "Maven could not resolve the test server (see the output above)"
+  }
   cat >"$partial/launch" <<'LAUNCH'
 #!/usr/bin/env bash
 # Starts the Temporal Java time-skipping test server: launch <port> [--enable-time-skipping]
