@@ -1,0 +1,195 @@
+/**
+ * Client-side rate limiting per CSP account (spec, "Limits": 20 GETs per second, 20 PUT/POST/DELETE per
+ * 10 seconds, per account). Every client in the process that talks to the same account shares one
+ * limiter (module-level registry keyed by environment, base URL and a hash of the API key), so the
+ * budget holds no matter how many activities call at once. Across processes the budget is held by
+ * Temporal task-queue rate limits (workflow side).
+ *
+ * Each bucket is a sliding-window log: at most `limit` requests in any window of `windowMs` (+ a small
+ * margin), each counted from its completion (see SlidingWindowLimiter). A 429 pauses the bucket for
+ * the registry's Retry-After; waiters queue in FIFO order.
+ */
+import { createHash } from 'node:crypto';
+
+export interface RateLimitConfig {
+  getsPerSecond: number;
+  writesPer10Seconds: number;
+  /** Window of the GET bucket; default 1000 ms. Tests shrink it. */
+  getWindowMs?: number;
+  /** Window of the write bucket; default 10 000 ms. Tests shrink it. */
+  writeWindowMs?: number;
+  /** Added to each window to absorb jitter; default 50 ms (scaled down for windows under 1 s). */
+  safetyMarginMs?: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = { getsPerSecond: 20, writesPer10Seconds: 20 };
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('aborted', 'AbortError');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal ? abortError(signal) : new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+interface Slot {
+  /** Start time while in flight; completion time once done. */
+  stamp: number;
+  done: boolean;
+}
+
+/**
+ * At most `limit` requests in any window, counted from each request's completion: the registry
+ * counts a request when it arrives, which lies somewhere between our start and our receipt of the
+ * answer, so a slot is held while the request is in flight and for `windowMs + marginMs` after it
+ * completes. (Counting from the start instead let a burst through: the first requests of a cold pool
+ * arrive tens of milliseconds after they start.)
+ */
+export class SlidingWindowLimiter {
+  private slots: Slot[] = [];
+  private pausedUntil = 0;
+  private tail: Promise<void> = Promise.resolve();
+  private granted = 0;
+  private completion = deferred();
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    readonly marginMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (!(limit >= 1) || !(windowMs > 0)) throw new Error('rate limit needs limit >= 1 and windowMs > 0');
+  }
+
+  /** Number of request starts granted so far. */
+  get grantedCount(): number {
+    return this.granted;
+  }
+
+  /**
+   * Waits for a slot (FIFO) and returns the function to call once the request has completed
+   * (answer received or failed). Rejects with the signal's reason if aborted while waiting.
+   */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    const turn = this.tail.then(() => this.waitForSlot(signal));
+    // The queue continues whether or not this waiter was aborted.
+    this.tail = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
+  /** Pauses the bucket (after a 429) for `ms` from now. */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
+  }
+
+  private async waitForSlot(signal?: AbortSignal): Promise<() => void> {
+    for (;;) {
+      if (signal?.aborted) throw abortError(signal);
+      const now = this.now();
+      const span = this.windowMs + this.marginMs;
+      this.slots = this.slots.filter((s) => !s.done || s.stamp > now - span);
+      let wait = this.pausedUntil - now;
+      let waitForCompletion = false;
+      if (this.slots.length >= this.limit) {
+        const done = this.slots.filter((s) => s.done).map((s) => s.stamp);
+        if (done.length > 0) wait = Math.max(wait, Math.min(...done) + span - now);
+        else waitForCompletion = true;
+      }
+      if (wait <= 0 && !waitForCompletion) {
+        const slot: Slot = { stamp: now, done: false };
+        this.slots.push(slot);
+        this.granted += 1;
+        return () => this.complete(slot);
+      }
+      if (!waitForCompletion) {
+        await sleep(wait, signal);
+        continue;
+      }
+      // Every slot is in flight: wait for one to complete (or a long fallback), without leaving a timer behind.
+      const stop = new AbortController();
+      const timerSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+      try {
+        await Promise.race([this.completion.promise, sleep(Math.max(wait, 1000), timerSignal)]);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+      } finally {
+        stop.abort();
+      }
+    }
+  }
+
+  private complete(slot: Slot): void {
+    if (slot.done) return;
+    slot.done = true;
+    slot.stamp = this.now();
+    const { resolve } = this.completion;
+    this.completion = deferred();
+    resolve();
+  }
+}
+
+export class AccountRateLimiter {
+  readonly gets: SlidingWindowLimiter;
+  readonly writes: SlidingWindowLimiter;
+  constructor(readonly config: RateLimitConfig) {
+    const getWindow = config.getWindowMs ?? 1000;
+    const writeWindow = config.writeWindowMs ?? 10_000;
+    const margin = (window: number) => config.safetyMarginMs ?? Math.min(50, Math.ceil(window / 20));
+    this.gets = new SlidingWindowLimiter(config.getsPerSecond, getWindow, margin(getWindow));
+    this.writes = new SlidingWindowLimiter(config.writesPer10Seconds, writeWindow, margin(writeWindow));
+  }
+  bucketFor(method: string): SlidingWindowLimiter {
+    return method === 'GET' ? this.gets : this.writes;
+  }
+}
+
+const limiters = new Map<string, AccountRateLimiter>();
+
+/** Key of an account's limiter. The API key is hashed so it is never held in clear as a map key. */
+export function rateLimiterKey(environment: string, baseUrl: string, apiKey: string): string {
+  const keyHash = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+  return `${environment}|${baseUrl}|${keyHash}`;
+}
+
+/**
+ * The process-wide limiter of an account. The first caller's configuration wins; a later caller with
+ * a different configuration shares the existing limiter (one budget per account).
+ */
+export function rateLimiterFor(key: string, config: RateLimitConfig): AccountRateLimiter {
+  let limiter = limiters.get(key);
+  if (!limiter) {
+    limiter = new AccountRateLimiter(config);
+    limiters.set(key, limiter);
+  }
+  return limiter;
+}
+
+/** Forgets every limiter (tests). */
+export function clearRateLimiters(): void {
+  limiters.clear();
+}
