@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { parseCidrList } from './source-addresses.js';
+
+/** The ingress configuration, parsed from the environment by `parseIngressConfig`. */
+export interface IngressConfig {
+  host: string;
+  port: number;
+  /** Path of the webhook POST endpoint. */
+  path: string;
+  /** The exact URL registered with the registry: the first part of every signed string. */
+  webhookUrl: string;
+  /** Webhook signing secrets; several during a rotation. Never logged. */
+  secrets: string[];
+  /** Source addresses allowed to POST events (CIDRs); empty = anyone. */
+  allow: string[];
+  /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs); empty = no forwarded header is. */
+  trustedProxies: string[];
+  /** Largest accepted body in bytes (413 above). */
+  bodyLimit: number;
+  /** Deadline for handing an event to Temporal before answering 503. */
+  handoffTimeoutMs: number;
+  /** Task queue of the worker that hosts the `parkedEvents` workflow. */
+  parkedTaskQueue: string;
+  /** How long parked events wait for an owner. */
+  parkedRetentionMs: number;
+  temporalAddress: string;
+  temporalNamespace: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export const DEFAULT_INGRESS_PATH = '/webhooks/registry';
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_PARKED_TASK_QUEUE = 'tcr-parked-events';
+
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+
+const cidrList = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const items = list(value);
+    try {
+      parseCidrList(items);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      return z.NEVER;
+    }
+    return items;
+  });
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const n = Number(value);
+      if (!Number.isSafeInteger(n) || n <= 0) {
+        ctx.addIssue({ code: 'custom', message: `must be a positive integer, got "${value}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const EnvSchema = z.object({
+  TCR_INGRESS_HOST: z.string().min(1).default('127.0.0.1'),
+  TCR_INGRESS_PORT: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return 8470;
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) {
+        ctx.addIssue({ code: 'custom', message: `must be a port number 0-65535, got "${value}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  TCR_INGRESS_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~\-/]*$/, 'must be an absolute URL path such as /webhooks/registry')
+    .default(DEFAULT_INGRESS_PATH),
+  TCR_WEBHOOK_URL: z
+    .string({ error: 'is required: the exact webhook URL registered with the registry' })
+    .min(1, 'is required: the exact webhook URL registered with the registry')
+    .refine((value) => URL.canParse(value), 'must be an absolute URL (the one registered with the registry)'),
+  TCR_WEBHOOK_SECRETS: z
+    .string({ error: 'is required: comma-separated webhook signing secrets' })
+    .transform((value, ctx) => {
+      const secrets = list(value);
+      if (secrets.length === 0) {
+        ctx.addIssue({ code: 'custom', message: 'must hold at least one secret' });
+        return z.NEVER;
+      }
+      return secrets;
+    }),
+  TCR_INGRESS_ALLOW: cidrList,
+  TCR_INGRESS_TRUSTED_PROXIES: cidrList,
+  TCR_INGRESS_BODY_LIMIT: positiveInt(DEFAULT_BODY_LIMIT),
+  TCR_INGRESS_HANDOFF_TIMEOUT_MS: positiveInt(5_000),
+  TCR_PARKED_EVENTS_TASK_QUEUE: z.string().min(1).default(DEFAULT_PARKED_TASK_QUEUE),
+  TCR_PARKED_RETENTION_DAYS: positiveInt(30),
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TCR_INGRESS_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info'),
+});
+
+export class IngressConfigError extends Error {
+  constructor(readonly issues: { variable: string; message: string }[]) {
+    super(`invalid ingress configuration: ${issues.map((i) => `${i.variable} ${i.message}`).join('; ')}`);
+    this.name = 'IngressConfigError';
+  }
+}
+
+/**
+ * Reads the ingress configuration from environment variables. Errors name the variable and never
+ * echo a secret's value.
+ */
+export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new IngressConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '?'),
+        message: issue.message,
+      })),
+    );
+  }
+  const e = parsed.data;
+  return {
+    host: e.TCR_INGRESS_HOST,
+    port: e.TCR_INGRESS_PORT,
+    path: e.TCR_INGRESS_PATH,
+    webhookUrl: e.TCR_WEBHOOK_URL,
+    secrets: e.TCR_WEBHOOK_SECRETS,
+    allow: e.TCR_INGRESS_ALLOW,
+    trustedProxies: e.TCR_INGRESS_TRUSTED_PROXIES,
+    bodyLimit: e.TCR_INGRESS_BODY_LIMIT,
+    handoffTimeoutMs: e.TCR_INGRESS_HANDOFF_TIMEOUT_MS,
+    parkedTaskQueue: e.TCR_PARKED_EVENTS_TASK_QUEUE,
+    parkedRetentionMs: e.TCR_PARKED_RETENTION_DAYS * 24 * 3600_000,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    logLevel: e.TCR_INGRESS_LOG_LEVEL,
+  };
+}

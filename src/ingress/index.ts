@@ -1,0 +1,14 @@
+/** The webhook ingress: verify signed registry events and hand each one to its workflow. */
+export { type IngressConfig, IngressConfigError, parseIngressConfig } from './config.js';
+export { IngressMetrics, type IngressMetricsSnapshot } from './metrics.js';
+export { EventRouter, type EventTarget, eventTarget, type RouteOutcome } from './router.js';
+export { type IngressAck, type RunningIngress, type StartIngressOptions, startIngress } from './server.js';
+export {
+  canonicalJson,
+  decodeDigest,
+  deliveryIdOf,
+  SIGNATURE_HEADER,
+  signatureMatches,
+  signEvent,
+} from './signature.js';
+export { createIngressClient } from './temporal.js';

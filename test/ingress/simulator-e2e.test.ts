@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIngressConfig } from '../../src/ingress/config.js';
+import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
+import { SimulatorControl } from '../../src/simulator/control-client.js';
+import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
+import { brandWorkflowId } from '../../src/workflows/ids.js';
+import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+
+// The simulator's real webhooks, end to end: subscription, signing (hex here), FIFO delivery and
+// the retry schedule under time scaling, into a workflow through the ingress.
+const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
+const SECRET = 'e2e-webhook-secret';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const brand = (referenceId: string) => ({
+  entityType: 'PRIVATE_PROFIT',
+  displayName: 'Acme Widgets',
+  companyName: 'Acme Widgets LLC',
+  ein: '123456789',
+  einIssuingCountry: 'US',
+  phone: '+12025550123',
+  street: '1 Main St',
+  city: 'Springfield',
+  state: 'IL',
+  postalCode: '62701',
+  country: 'US',
+  email: 'ops@acme.example',
+  website: 'https://acme.example',
+  vertical: 'RETAIL',
+  brandRelationship: 'BASIC_ACCOUNT',
+  referenceId,
+});
+
+describe('simulator webhooks through the ingress', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  let sim: RunningSimulator;
+  let control: SimulatorControl;
+  let ingress: RunningIngress;
+  const taskQueue = `ingress-e2e-${randomUUID()}`;
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${sim.apiBaseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${DEFAULT_ACCOUNT.apiKey}:${DEFAULT_ACCOUNT.apiSecret}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  beforeAll(async () => {
+    env = await devServerEnv();
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(workflowsPath),
+    });
+    running = worker.run();
+    const port = await freePort();
+    const webhookUrl = `http://127.0.0.1:${port}/webhooks/registry`;
+    ingress = await startIngress({
+      config: parseIngressConfig({
+        TCR_WEBHOOK_URL: webhookUrl,
+        TCR_WEBHOOK_SECRETS: SECRET,
+        TCR_INGRESS_PORT: String(port),
+        TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
+      }),
+      client: env.client,
+      logger: pino({ level: 'silent' }),
+    });
+    sim = await startSimulator({ rateLimits: false, timeScale: 3600 });
+    control = new SimulatorControl(sim.url);
+    await control.setWebhookSecret({ secret: SECRET, digestEncoding: 'hex' });
+    const subscribed = await api('PUT', '/webhook/subscription', {
+      eventCategory: 'BRAND',
+      webhookEndpoint: webhookUrl,
+    });
+    expect(subscribed.status).toBe(200);
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await ingress?.close();
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('delivers a brand registration event to the brand workflow, after a rejected first attempt', async () => {
+    const ref = `e2e-${randomUUID().slice(0, 8)}`;
+    const owner = await env.client.workflow.start(recordingOwner, {
+      taskQueue,
+      workflowId: brandWorkflowId(ref),
+      args: [{ kind: 'brand', reference: ref }],
+    });
+    // The first delivery carries a bad signature: the ingress answers 401 and the simulator retries
+    // on its schedule (61 simulated seconds, ~17 ms at 3600x).
+    // (eventType is given: the simulator's fault matcher needs the property to be present.)
+    await control.addFault({ kind: 'webhook-bad-signature', eventType: 'BRAND_ADD', count: 1 });
+    const registered = await api('POST', '/brand/nonBlocking', brand(ref));
+    expect(registered.status).toBe(200);
+    const brandId = registered.body.brandId as string;
+
+    const delivered = await control.waitForDelivery(
+      (d) => d.outcome === 'DELIVERED' && d.event.brandReferenceId === ref,
+      { timeoutMs: 15_000 },
+    );
+    expect(delivered.status).toBe(200);
+    const attempts = (await control.deliveries()).filter((d) => d.event.brandReferenceId === ref);
+    expect(attempts[0]).toMatchObject({ outcome: 'RETRY', status: 401, badSignature: true });
+    // The retry waited the schedule's first step in simulated time.
+    expect(Date.parse(delivered.at) - Date.parse(attempts[0]!.at)).toBeGreaterThanOrEqual(61_000);
+    // Digest in hex, and the SHA-1 header (still sent before 2027-03-07) did not matter.
+    expect(delivered.signature256).toMatch(/^[0-9a-f]{64}$/);
+
+    const recorded = await owner.query(recordedQuery);
+    expect(recorded.signals.length).toBeGreaterThanOrEqual(1);
+    expect(recorded.signals[0]!.event).toMatchObject({
+      eventType: delivered.eventType,
+      brandId,
+      brandReferenceId: ref,
+    });
+    expect(ingress.metrics.snapshot().rejected.signature_invalid).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIngressConfig } from '../../src/ingress/config.js';
+import { startIngress } from '../../src/ingress/server.js';
+import { signEvent } from '../../src/ingress/signature.js';
+import { createIngressClient } from '../../src/ingress/temporal.js';
+import { brandWorkflowId } from '../../src/workflows/ids.js';
+import { parkedEvents } from '../../src/workflows/parked-events.js';
+import { registryEventSignal } from '../../src/workflows/signals.js';
+import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { devServerEnv, timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
+
+const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
+const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
+const SECRET = 'outage-secret';
+
+/** A TCP proxy in front of Temporal that can be taken down (connections cut, port closed) and up again. */
+class SwitchableProxy {
+  private server: net.Server | undefined;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async up(): Promise<void> {
+    const server = net.createServer((inbound) => {
+      const outbound = net.connect(this.target.port, this.target.host);
+      for (const s of [inbound, outbound]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          inbound.destroy();
+          outbound.destroy();
+        });
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as net.AddressInfo).port;
+    this.server = server;
+  }
+
+  async down(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+describe('Temporal down, then up', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = `ingress-outage-${randomUUID()}`;
+
+  beforeAll(async () => {
+    env = await devServerEnv();
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(workflowsPath),
+    });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('answers 503 while Temporal is unreachable and 200 after, and the event arrives once', async () => {
+    const [host, port] = env.address.split(':');
+    const proxy = new SwitchableProxy({ host: host!, port: Number(port) });
+    await proxy.up();
+    const client = createIngressClient({
+      temporalAddress: `127.0.0.1:${proxy.port}`,
+      temporalNamespace: env.namespace ?? 'default',
+    });
+    const ingress = await startIngress({
+      config: {
+        ...parseIngressConfig({
+          TCR_WEBHOOK_URL: WEBHOOK_URL,
+          TCR_WEBHOOK_SECRETS: SECRET,
+          TCR_INGRESS_PORT: '0',
+          TCR_INGRESS_HANDOFF_TIMEOUT_MS: '1000',
+          TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
+        }),
+      },
+      client,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const ref = `b-${randomUUID().slice(0, 8)}`;
+      const owner = await env.client.workflow.start(recordingOwner, {
+        taskQueue,
+        workflowId: brandWorkflowId(ref),
+        args: [{ kind: 'brand', reference: ref }],
+      });
+      const event = {
+        eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
+        brandReferenceId: ref,
+        brandIdentityStatus: 'VERIFIED',
+      };
+      const deliver = async () =>
+        (
+          await fetch(ingress.endpoint, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
+            },
+            body: JSON.stringify(event),
+          })
+        ).status;
+
+      await proxy.down();
+      expect(await deliver()).toBe(503);
+      expect(await deliver()).toBe(503);
+      expect((await fetch(`${ingress.url}/readyz`)).status).toBe(503);
+      expect((await owner.query(recordedQuery)).signals).toHaveLength(0);
+
+      await proxy.up();
+      // The registry retries with back-off; here, every 250 ms until accepted.
+      let status = 0;
+      for (let attempt = 0; attempt < 80 && status !== 200; attempt++) {
+        status = await deliver();
+        if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status).toBe(200);
+      expect((await fetch(`${ingress.url}/readyz`)).status).toBe(200);
+      const recorded = await owner.query(recordedQuery);
+      expect(recorded.signals.map((s) => s.event)).toEqual([event]);
+      expect(ingress.metrics.snapshot().handoffFailures).toBeGreaterThanOrEqual(2);
+    } finally {
+      await ingress.close();
+      await client.connection.close();
+      await proxy.down();
+    }
+  });
+});
+
+describe('parkedEvents retention (time-skipping)', () => {
+  it('completes after the retention period when never claimed, returning what it held', async () => {
+    const env = await timeSkippingEnv();
+    try {
+      const taskQueue = `parked-retention-${randomUUID()}`;
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowBundle: await workflowBundle(workflowsPath),
+      });
+      const result = await worker.runUntil(async () => {
+        const delivery = (n: number) => ({
+          event: { eventType: 'BRAND_ADD', brandId: 'B0RPHAN' },
+          receivedAt: new Date(0).toISOString(),
+          deliveryId: `d${n}`,
+        });
+        const handle = await env.client.workflow.signalWithStart(parkedEvents, {
+          taskQueue,
+          workflowId: 'parked/brand/B0RPHAN',
+          args: [{ kind: 'brand', keyType: 'registryId', key: 'B0RPHAN', searchAttributes: false }],
+          signal: registryEventSignal,
+          signalArgs: [delivery(1)],
+        });
+        await handle.signal(registryEventSignal, delivery(2));
+        await handle.signal(registryEventSignal, delivery(1));
+        return handle.result();
+      });
+      expect(result.outcome).toBe('expired');
+      expect(result.held.map((d) => d.deliveryId)).toEqual(['d1', 'd2']);
+    } finally {
+      await env.teardown();
+    }
+  });
+});
