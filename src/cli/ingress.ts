@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util';
+import { createIngressClient, parseIngressConfig, startIngress } from '../ingress/index.js';
+import { untilSignal } from './shutdown.js';
+
+export const ingressHelp = `tcr ingress: receive the registry's signed webhooks and hand each event to its workflow
+
+Configuration comes from the environment (docs/ingress.md has the full table); flags override it.
+
+Options:
+  --host HOST          listen address               (env TCR_INGRESS_HOST, default 127.0.0.1)
+  --port N             listen port                  (env TCR_INGRESS_PORT, default 8470)
+  --path PATH          webhook path                 (env TCR_INGRESS_PATH, default /webhooks/registry)
+  --webhook-url URL    the exact URL registered with the registry, part of every signature
+                                                    (env TCR_WEBHOOK_URL, required)
+  Secrets are read only from the environment: TCR_WEBHOOK_SECRETS (comma-separated, for rotation).
+  -h, --help           this text`;
+
+export async function runIngress(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      path: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(ingressHelp);
+    return 0;
+  }
+  const env = { ...process.env };
+  if (values.host !== undefined) env.TCR_INGRESS_HOST = values.host;
+  if (values.port !== undefined) env.TCR_INGRESS_PORT = values.port;
+  if (values.path !== undefined) env.TCR_INGRESS_PATH = values.path;
+  if (values['webhook-url'] !== undefined) env.TCR_WEBHOOK_URL = values['webhook-url'];
+  const config = parseIngressConfig(env);
+  const client = createIngressClient(config);
+  const ingress = await startIngress({ config, client });
+  console.error(`ingress listening on ${ingress.endpoint} (metrics ${ingress.url}/metrics)`);
+  return untilSignal(async () => {
+    await ingress.close();
+    await client.connection.close();
+  });
+}
