@@ -1,0 +1,587 @@
+import { z } from 'zod';
+import type { SimContext } from './context.js';
+import { ApiError, badRequest, ErrorCode, notFound, validationError } from './errors.js';
+import { brandEvent } from './events.js';
+import {
+  ALT_BUSINESS_ID_TYPES,
+  BRAND_APPEAL_CATEGORIES,
+  BRAND_RELATIONSHIPS,
+  ENTITY_TYPES,
+  VERTICALS,
+} from './reference-data.js';
+import type { BrandInternal, BrandRecord, IdentityStatus } from './state.js';
+import { expireVetsOfBrand } from './vetting.js';
+
+/** From this day GOVERNMENT brands need business-contact verification too (spec, Registration rules). */
+export const GOVERNMENT_CONTACT_RULE_FROM = Date.parse('2027-01-21T00:00:00.000Z');
+
+const text = (max = 255) => z.string().trim().min(1).max(max);
+const country = z
+  .string()
+  .trim()
+  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 country code');
+
+const brandFields = {
+  displayName: text(),
+  companyName: text(),
+  ein: text(21),
+  einIssuingCountry: country,
+  phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be in international format with a leading +'),
+  mobilePhone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be in international format with a leading +'),
+  street: text(),
+  city: text(100),
+  state: text(20),
+  postalCode: text(10),
+  country,
+  email: z.email(),
+  website: z.url(),
+  stockSymbol: text(10),
+  stockExchange: text(20),
+  brandRelationship: z.enum(BRAND_RELATIONSHIPS as [string, ...string[]]),
+  vertical: z.enum(Object.keys(VERTICALS) as [string, ...string[]]),
+  businessContactTitle: text(),
+  businessContactFirstName: text(100),
+  businessContactLastName: text(100),
+  businessContactEmail: z.email(),
+  altBusinessId: text(50),
+  altBusinessIdType: z.enum(ALT_BUSINESS_ID_TYPES as [string, ...string[]]),
+  referenceId: text(50),
+};
+
+type BrandFieldName = keyof typeof brandFields | 'entityType';
+
+export const BrandRegistrationSchema = z.object({
+  entityType: z.enum(ENTITY_TYPES as [string, ...string[]]),
+  mock: z.boolean().default(false),
+  ...Object.fromEntries(Object.entries(brandFields).map(([k, v]) => [k, v.optional()])),
+}) as unknown as z.ZodType<BrandInput & { entityType: string; mock: boolean }>;
+
+export const BrandUpdateSchema = z.object({
+  entityType: z.enum(ENTITY_TYPES as [string, ...string[]]).optional(),
+  ...Object.fromEntries(Object.entries(brandFields).map(([k, v]) => [k, v.optional()])),
+}) as unknown as z.ZodType<BrandInput & { entityType?: string }>;
+
+type BrandInput = Partial<Record<keyof typeof brandFields, string>>;
+
+/** Update groups (spec, Brand update rules; membership defined by the simulator). */
+export const UPDATE_GROUPS: Record<1 | 2 | 3 | 4 | 5, BrandFieldName[]> = {
+  1: ['companyName', 'ein', 'einIssuingCountry', 'entityType'],
+  2: [
+    'phone',
+    'mobilePhone',
+    'email',
+    'website',
+    'vertical',
+    'brandRelationship',
+    'businessContactTitle',
+    'businessContactFirstName',
+    'businessContactLastName',
+    'altBusinessId',
+    'altBusinessIdType',
+    'referenceId',
+  ],
+  3: ['displayName', 'stockSymbol', 'stockExchange'],
+  4: ['businessContactEmail'],
+  5: ['street', 'city', 'state', 'postalCode', 'country'],
+};
+
+const REQUIRED: Record<string, BrandFieldName[]> = {
+  PRIVATE_PROFIT: [
+    'displayName',
+    'companyName',
+    'ein',
+    'einIssuingCountry',
+    'phone',
+    'street',
+    'city',
+    'state',
+    'postalCode',
+    'country',
+    'email',
+    'vertical',
+    'brandRelationship',
+  ],
+  PUBLIC_PROFIT: [
+    'displayName',
+    'companyName',
+    'ein',
+    'einIssuingCountry',
+    'phone',
+    'street',
+    'city',
+    'state',
+    'postalCode',
+    'country',
+    'email',
+    'vertical',
+    'brandRelationship',
+    'businessContactEmail',
+    'stockSymbol',
+    'stockExchange',
+  ],
+  NON_PROFIT: [
+    'displayName',
+    'companyName',
+    'ein',
+    'einIssuingCountry',
+    'phone',
+    'street',
+    'city',
+    'state',
+    'postalCode',
+    'country',
+    'email',
+    'vertical',
+    'brandRelationship',
+  ],
+  GOVERNMENT: [
+    'displayName',
+    'companyName',
+    'ein',
+    'einIssuingCountry',
+    'phone',
+    'street',
+    'city',
+    'state',
+    'postalCode',
+    'country',
+    'email',
+    'vertical',
+    'brandRelationship',
+  ],
+  SOLE_PROPRIETOR: [
+    'displayName',
+    'mobilePhone',
+    'street',
+    'city',
+    'state',
+    'postalCode',
+    'country',
+    'email',
+  ],
+};
+
+export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw validationError(result.error.issues);
+  return result.data;
+}
+
+export function contactVerificationRequired(brand: BrandRecord, nowMs: number): boolean {
+  return (
+    brand.entityType === 'PUBLIC_PROFIT' ||
+    (brand.entityType === 'GOVERNMENT' && nowMs >= GOVERNMENT_CONTACT_RULE_FROM)
+  );
+}
+
+/** Entity-type rules of the spec, checked at registration and after every update. */
+function checkEntityRules(brand: BrandRecord, nowMs: number): void {
+  const required = [...(REQUIRED[brand.entityType] ?? [])];
+  if (brand.entityType === 'GOVERNMENT' && nowMs >= GOVERNMENT_CONTACT_RULE_FROM)
+    required.push('businessContactEmail');
+  const missing = required.filter((f) => {
+    const value = (brand as unknown as Record<string, unknown>)[f];
+    return value === null || value === undefined || value === '';
+  });
+  if (missing.length > 0) {
+    throw new ApiError(
+      400,
+      missing.map((f) => ({
+        code: ErrorCode.VALIDATION,
+        description: `${f}: required for entityType ${brand.entityType}`,
+        fields: [f],
+      })),
+    );
+  }
+  const notAllowed = (description: string, fields: string[]) =>
+    badRequest(ErrorCode.ENTITY_TYPE_NOT_ALLOWED, description, fields);
+  if (brand.entityType === 'NON_PROFIT' && brand.country !== 'US' && brand.einIssuingCountry !== 'US') {
+    throw notAllowed(
+      'NON_PROFIT is accepted only for US organizations or holders of a US EIN; register as PRIVATE_PROFIT',
+      ['entityType', 'country', 'einIssuingCountry'],
+    );
+  }
+  if (brand.entityType === 'GOVERNMENT' && brand.country !== 'US') {
+    throw notAllowed(
+      'GOVERNMENT is accepted only for US government organizations; register as PRIVATE_PROFIT',
+      ['entityType', 'country'],
+    );
+  }
+  if (brand.entityType === 'SOLE_PROPRIETOR' && brand.country !== 'US' && brand.country !== 'CA') {
+    throw notAllowed('SOLE_PROPRIETOR is accepted only from the US or Canada', ['entityType', 'country']);
+  }
+}
+
+/**
+ * Identity rules (deterministic, documented): a companyName or displayName containing "UNVERIFIED" or
+ * "NEEDSAPPEAL" fails verification; sole proprietors are SELF_DECLARED; everything else is VERIFIED.
+ * "UNVERIFIED" marks incorrect data (revet and appeal keep failing until it is corrected);
+ * "NEEDSAPPEAL" marks correct data the automatic check rejects (revet fails, an appeal succeeds).
+ */
+export function identityFor(brand: BrandRecord): IdentityStatus {
+  const names = `${brand.companyName ?? ''} ${brand.displayName}`.toUpperCase();
+  if (names.includes('UNVERIFIED') || names.includes('NEEDSAPPEAL')) return 'UNVERIFIED';
+  if (brand.entityType === 'SOLE_PROPRIETOR') return 'SELF_DECLARED';
+  return 'VERIFIED';
+}
+
+export function dataIsCorrect(brand: BrandRecord): boolean {
+  return !`${brand.companyName ?? ''} ${brand.displayName}`.toUpperCase().includes('UNVERIFIED');
+}
+
+/** Optional attributes a verified brand receives. */
+export function verifiedAttributes(brand: BrandRecord): Record<string, string | number | boolean> {
+  const attributes: Record<string, string | number | boolean> = {};
+  if (brand.entityType === 'NON_PROFIT') {
+    const names = `${brand.companyName ?? ''} ${brand.displayName}`;
+    if (!/NOTAXEXEMPT/i.test(names)) {
+      const match = /501\(c\)\((\d+)\)/i.exec(names);
+      attributes.taxExemptStatus = `501(c)(${match ? match[1] : '3'})`;
+    }
+  }
+  if (brand.entityType === 'GOVERNMENT' && brand.country === 'US') attributes.governmentEntity = true;
+  return attributes;
+}
+
+function setIdentity(
+  ctx: SimContext,
+  brand: BrandRecord,
+  status: IdentityStatus,
+  description?: string,
+): void {
+  const changed = brand.identityStatus !== status;
+  brand.identityStatus = status;
+  brand.optionalAttributes =
+    status === 'UNVERIFIED' ? {} : { ...verifiedAttributes(brand), ...keepManual(brand) };
+  if (changed || description) {
+    brandEvent(ctx, brand, 'BRAND_IDENTITY_STATUS_UPDATE', { brandIdentityStatus: status, description });
+  }
+}
+
+function keepManual(brand: BrandRecord): Record<string, string | number | boolean> {
+  // Attributes granted by an approved appeal survive re-verification.
+  const { taxExemptStatus, governmentEntity } = brand.optionalAttributes;
+  const kept: Record<string, string | number | boolean> = {};
+  if (taxExemptStatus !== undefined && brand.entityType === 'NON_PROFIT')
+    kept.taxExemptStatus = taxExemptStatus;
+  if (governmentEntity !== undefined && brand.entityType === 'GOVERNMENT')
+    kept.governmentEntity = governmentEntity;
+  return kept;
+}
+
+export function findBrand(ctx: SimContext, cspId: string, brandId: string): BrandRecord {
+  const brand = ctx.store.account(cspId).brands[brandId];
+  if (!brand) throw notFound('brand', brandId, 'brandId');
+  return brand;
+}
+
+function internalOf(ctx: SimContext, brand: BrandRecord): BrandInternal {
+  const account = ctx.store.account(brand.cspId);
+  account.brandInternal[brand.brandId] ??= { lastGroup3UpdateAt: null, appeal: null };
+  return account.brandInternal[brand.brandId]!;
+}
+
+function checkUniqueReference(
+  ctx: SimContext,
+  cspId: string,
+  referenceId: string | null,
+  except?: string,
+): void {
+  if (!referenceId) return;
+  const clash = Object.values(ctx.store.account(cspId).brands).find(
+    (b) => b.referenceId === referenceId && b.brandId !== except,
+  );
+  if (clash) {
+    throw badRequest(
+      ErrorCode.DUPLICATE_REFERENCE_ID,
+      `referenceId '${referenceId}' is already used by brand ${clash.brandId}`,
+      ['referenceId'],
+    );
+  }
+}
+
+function scheduleContactVerification(ctx: SimContext, brand: BrandRecord): void {
+  const target = brand.entityType === 'SOLE_PROPRIETOR' ? brand.email : brand.businessContactEmail;
+  if (!target || /NOVERIFY/i.test(target)) return;
+  ctx.schedule('brand.verifyContact', ctx.delays.contactVerificationSeconds, {
+    cspId: brand.cspId,
+    brandId: brand.brandId,
+  });
+}
+
+export function registerBrand(ctx: SimContext, cspId: string, body: unknown): BrandRecord {
+  const input = parse(BrandRegistrationSchema, body);
+  const now = ctx.nowIso();
+  const v = (k: keyof typeof brandFields) => input[k] ?? null;
+  const brand: BrandRecord = {
+    brandId: '',
+    cspId,
+    referenceId: v('referenceId'),
+    entityType: input.entityType,
+    status: 'ACTIVE',
+    identityStatus: 'UNVERIFIED',
+    displayName: input.displayName ?? '',
+    companyName: v('companyName'),
+    ein: v('ein'),
+    einIssuingCountry: v('einIssuingCountry'),
+    universalEin: null,
+    phone: v('phone'),
+    mobilePhone: v('mobilePhone'),
+    street: v('street'),
+    city: v('city'),
+    state: v('state'),
+    postalCode: v('postalCode'),
+    country: input.country ?? '',
+    email: input.email ?? '',
+    website: v('website'),
+    stockSymbol: v('stockSymbol'),
+    stockExchange: v('stockExchange'),
+    brandRelationship: v('brandRelationship'),
+    vertical: v('vertical'),
+    altBusinessId: v('altBusinessId'),
+    altBusinessIdType: v('altBusinessIdType'),
+    optionalAttributes: {},
+    mock: input.mock,
+    createDate: now,
+    businessContactTitle: v('businessContactTitle'),
+    businessContactFirstName: v('businessContactFirstName'),
+    businessContactLastName: v('businessContactLastName'),
+    businessContactEmail: v('businessContactEmail'),
+    businessContactEmailVerifiedDate: null,
+    mobilePhoneVerifiedDate: null,
+  };
+  checkEntityRules(brand, ctx.clock.nowMs());
+  checkUniqueReference(ctx, cspId, brand.referenceId);
+  brand.universalEin = universalEin(brand);
+  brand.brandId = ctx.store.nextId('B');
+  const account = ctx.store.account(cspId);
+  account.brands[brand.brandId] = brand;
+  account.brandInternal[brand.brandId] = { lastGroup3UpdateAt: null, appeal: null };
+  brandEvent(ctx, brand, 'BRAND_ADD');
+  setIdentity(ctx, brand, identityFor(brand), 'Identity check after registration');
+  scheduleContactVerification(ctx, brand);
+  ctx.store.changed();
+  return brand;
+}
+
+function universalEin(brand: BrandRecord): string | null {
+  return brand.ein && brand.einIssuingCountry ? `${brand.einIssuingCountry}_${brand.ein}` : null;
+}
+
+export function updateBrand(ctx: SimContext, cspId: string, brandId: string, body: unknown): BrandRecord {
+  const brand = findBrand(ctx, cspId, brandId);
+  const input = parse(BrandUpdateSchema, body) as Record<string, string | undefined>;
+  const current = brand as unknown as Record<string, unknown>;
+  const changed = Object.entries(input)
+    .filter(([k, v]) => v !== undefined && current[k] !== v)
+    .map(([k]) => k as BrandFieldName);
+  if (changed.length === 0) return brand;
+  const groupsChanged = new Set(
+    ([1, 2, 3, 4, 5] as const).filter((g) => UPDATE_GROUPS[g].some((f) => changed.includes(f))),
+  );
+  const account = ctx.store.account(cspId);
+  const internal = internalOf(ctx, brand);
+  const nowMs = ctx.clock.nowMs();
+  if (groupsChanged.has(1)) {
+    const vets = Object.values(account.vets).filter((v) => v.brandId === brandId);
+    const activeCampaigns = Object.values(account.campaigns).filter(
+      (c) => c.brandId === brandId && c.status === 'ACTIVE',
+    );
+    if (vets.length > 0 || activeCampaigns.length > 0) {
+      throw badRequest(
+        ErrorCode.UPDATE_GROUP_LOCKED,
+        `${UPDATE_GROUPS[1].filter((f) => changed.includes(f)).join(', ')} may change only while the brand has no external vets and no active campaigns`,
+        UPDATE_GROUPS[1].filter((f) => changed.includes(f)),
+      );
+    }
+  }
+  if (groupsChanged.has(3) && internal.lastGroup3UpdateAt) {
+    const next = addMonths(new Date(internal.lastGroup3UpdateAt), 3).getTime();
+    if (nowMs < next) {
+      throw badRequest(
+        ErrorCode.UPDATE_TOO_FREQUENT,
+        `${UPDATE_GROUPS[3].join(', ')} may be updated once every 3 months; next update allowed from ${new Date(next).toISOString()}`,
+        UPDATE_GROUPS[3].filter((f) => changed.includes(f)),
+      );
+    }
+  }
+  const next = { ...brand, ...Object.fromEntries(changed.map((k) => [k, input[k]])) } as BrandRecord;
+  checkEntityRules(next, nowMs);
+  if (changed.includes('referenceId')) checkUniqueReference(ctx, cspId, next.referenceId, brandId);
+
+  Object.assign(brand, next);
+  brand.universalEin = universalEin(brand);
+  if (groupsChanged.has(3)) internal.lastGroup3UpdateAt = ctx.nowIso();
+  if (groupsChanged.has(4)) {
+    brand.businessContactEmailVerifiedDate = null;
+    scheduleContactVerification(ctx, brand);
+  }
+  brandEvent(ctx, brand, 'BRAND_UPDATE', { description: `Updated: ${changed.join(', ')}` });
+  if (groupsChanged.has(3) || groupsChanged.has(5))
+    expireVetsOfBrand(ctx, brand, 'Brand information changed after the vet');
+  if (groupsChanged.has(1) || groupsChanged.has(5)) {
+    brand.optionalAttributes = {};
+    setIdentity(ctx, brand, 'UNVERIFIED', 'Brand information changed; resubmit with revet');
+  }
+  ctx.store.changed();
+  return brand;
+}
+
+export function revetBrand(ctx: SimContext, cspId: string, brandId: string): BrandRecord {
+  const brand = findBrand(ctx, cspId, brandId);
+  if (brand.identityStatus === 'UNVERIFIED') {
+    setIdentity(ctx, brand, identityFor(brand), 'Revet');
+    ctx.store.changed();
+  }
+  return brand;
+}
+
+const AppealSchema = z.object({
+  appealCategories: z.array(z.enum(BRAND_APPEAL_CATEGORIES.map((c) => c.id) as [string, ...string[]])).min(1),
+  attachmentUuids: z.array(z.string()).default([]),
+  explanation: z.string().trim().min(1).max(4096),
+  evpId: z.string().optional(),
+  vettingId: z.string().optional(),
+});
+
+export function appealBrand(ctx: SimContext, cspId: string, brandId: string, body: unknown): void {
+  const brand = findBrand(ctx, cspId, brandId);
+  const input = parse(AppealSchema, body);
+  internalOf(ctx, brand).appeal = {
+    status: 'PENDING',
+    categories: input.appealCategories,
+    createdAt: ctx.nowIso(),
+  };
+  ctx.schedule('brand.appealReview', ctx.delays.appealReviewSeconds, { cspId, brandId });
+  ctx.store.changed();
+}
+
+/** Decides a pending appeal; `approve` undefined applies the rule (approved when the data is correct). */
+export function decideAppeal(
+  ctx: SimContext,
+  cspId: string,
+  brandId: string,
+  approve?: boolean,
+): BrandRecord {
+  const brand = findBrand(ctx, cspId, brandId);
+  const appeal = internalOf(ctx, brand).appeal;
+  if (appeal?.status !== 'PENDING') {
+    throw badRequest(ErrorCode.VALIDATION, `brand ${brandId} has no pending appeal`, ['brandId']);
+  }
+  const approved = approve ?? dataIsCorrect(brand);
+  appeal.status = approved ? 'APPROVED' : 'REJECTED';
+  if (approved) {
+    const status =
+      brand.identityStatus === 'UNVERIFIED'
+        ? brand.entityType === 'SOLE_PROPRIETOR'
+          ? 'SELF_DECLARED'
+          : 'VERIFIED'
+        : brand.identityStatus;
+    brand.identityStatus = status;
+    const attributes = verifiedAttributes(brand);
+    if (appeal.categories.includes('VERIFY_TAX_EXEMPT') && brand.entityType === 'NON_PROFIT') {
+      attributes.taxExemptStatus ??= '501(c)(3)';
+    }
+    if (appeal.categories.includes('VERIFY_GOVERNMENT') && brand.entityType === 'GOVERNMENT')
+      attributes.governmentEntity = true;
+    brand.optionalAttributes = { ...brand.optionalAttributes, ...attributes };
+    brandEvent(ctx, brand, 'BRAND_IDENTITY_STATUS_UPDATE', {
+      brandIdentityStatus: status,
+      description: 'Appeal approved',
+    });
+  } else {
+    brandEvent(ctx, brand, 'BRAND_IDENTITY_STATUS_UPDATE', {
+      brandIdentityStatus: brand.identityStatus,
+      description: 'Appeal rejected',
+    });
+  }
+  ctx.store.changed();
+  return brand;
+}
+
+export function verifyContact(ctx: SimContext, cspId: string, brandId: string): BrandRecord {
+  const brand = findBrand(ctx, cspId, brandId);
+  const now = ctx.nowIso();
+  let changed = false;
+  if (brand.businessContactEmail && !brand.businessContactEmailVerifiedDate) {
+    brand.businessContactEmailVerifiedDate = now;
+    changed = true;
+  }
+  if (brand.entityType === 'SOLE_PROPRIETOR' && !brand.mobilePhoneVerifiedDate) {
+    brand.mobilePhoneVerifiedDate = now;
+    changed = true;
+  }
+  if (changed) {
+    brandEvent(ctx, brand, 'BRAND_CONTACT_VERIFIED', {
+      description:
+        brand.entityType === 'SOLE_PROPRIETOR'
+          ? 'Mobile phone verified (OTP)'
+          : 'Business contact e-mail verified',
+    });
+    ctx.store.changed();
+  }
+  return brand;
+}
+
+export function listBrands(ctx: SimContext, cspId: string, query: URLSearchParams) {
+  const filters: [string, (b: BrandRecord, v: string) => boolean][] = [
+    ['entityType', (b, v) => b.entityType === v],
+    ['identityStatus', (b, v) => b.identityStatus === v],
+    ['status', (b, v) => b.status === v],
+    ['state', (b, v) => b.state === v],
+    ['country', (b, v) => b.country === v],
+    ['mock', (b, v) => String(b.mock) === v],
+    ['referenceId', (b, v) => b.referenceId === v],
+    ['displayName', (b, v) => b.displayName === v],
+  ];
+  let records = Object.values(ctx.store.account(cspId).brands);
+  for (const [name, test] of filters) {
+    const value = query.get(name);
+    if (value !== null && value !== '') records = records.filter((b) => test(b, value));
+  }
+  records.sort((a, b) => a.createDate.localeCompare(b.createDate) || a.brandId.localeCompare(b.brandId));
+  return paginate(records, query);
+}
+
+export function paginate<T>(
+  records: T[],
+  query: URLSearchParams,
+): { page: number; totalRecords: number; records: T[] } {
+  const parsed = z
+    .object({
+      page: z.coerce.number().int().min(1).default(1),
+      recordsPerPage: z.coerce.number().int().min(1).max(500).default(10),
+    })
+    .safeParse({
+      page: query.get('page') ?? undefined,
+      recordsPerPage: query.get('recordsPerPage') ?? undefined,
+    });
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const { page, recordsPerPage } = parsed.data;
+  return {
+    page,
+    totalRecords: records.length,
+    records: records.slice((page - 1) * recordsPerPage, page * recordsPerPage),
+  };
+}
+
+export function addMonths(date: Date, months: number): Date {
+  const d = new Date(date.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, last));
+  return d;
+}
+
+export function registerBrandJobs(ctx: SimContext): void {
+  ctx.handlers.set('brand.verifyContact', (c, d) => {
+    const brand = c.store.account(d.cspId!).brands[d.brandId!];
+    if (brand) verifyContact(c, brand.cspId, brand.brandId);
+  });
+  ctx.handlers.set('brand.appealReview', (c, d) => {
+    const internal = c.store.account(d.cspId!).brandInternal[d.brandId!];
+    if (internal?.appeal?.status === 'PENDING') decideAppeal(c, d.cspId!, d.brandId!);
+  });
+}

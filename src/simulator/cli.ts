@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { DEFAULT_ACCOUNT, type SimulatorOptions, startSimulator } from './index.js';
+
+export const SIMULATOR_USAGE = `tcr simulator: run the local registry (the spec's /v2 API, control API under /control)
+
+Options:
+  --host <host>               bind address (default 127.0.0.1)
+  --port <port>               port (default 8480; 0 = ephemeral)
+  --state-file <path>         keep state in this JSON file across restarts
+  --time-scale <n>            simulated seconds per real second (default 1)
+  --account <csp:key:secret>  an account (repeatable; default CSPLOCAL:local-api-key:local-api-secret)
+  --accounts-file <path>      JSON array of {cspId, apiKey, apiSecret}
+  --no-rate-limits            turn rate limiting off
+  --gets-per-second <n>       GET limit per account (default 20)
+  --writes-per-10s <n>        PUT/POST/DELETE limit per account per 10 s (default 20)
+  -h, --help                  this text`;
+
+const AccountsSchema = z
+  .array(z.object({ cspId: z.string().min(1), apiKey: z.string().min(1), apiSecret: z.string().min(1) }))
+  .min(1);
+
+export function parseSimulatorArgs(argv: string[]): SimulatorOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'state-file': { type: 'string' },
+      'time-scale': { type: 'string' },
+      account: { type: 'string', multiple: true },
+      'accounts-file': { type: 'string' },
+      'no-rate-limits': { type: 'boolean' },
+      'gets-per-second': { type: 'string' },
+      'writes-per-10s': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const number = (name: string, value: string | undefined, fallback: number) => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number`);
+    return n;
+  };
+  let accounts = [DEFAULT_ACCOUNT];
+  if (values['accounts-file']) {
+    accounts = AccountsSchema.parse(JSON.parse(readFileSync(values['accounts-file'], 'utf8')));
+  }
+  if (values.account?.length) {
+    accounts = values.account.map((spec) => {
+      const [cspId, apiKey, ...secret] = spec.split(':');
+      if (!cspId || !apiKey || secret.length === 0)
+        throw new Error(`--account must be cspId:apiKey:apiSecret`);
+      return { cspId, apiKey, apiSecret: secret.join(':') };
+    });
+  }
+  return {
+    host: values.host ?? '127.0.0.1',
+    port: number('port', values.port, 8480),
+    stateFile: values['state-file'],
+    timeScale: number('time-scale', values['time-scale'], 1),
+    accounts,
+    rateLimits: values['no-rate-limits']
+      ? false
+      : {
+          getsPerSecond: number('gets-per-second', values['gets-per-second'], 20),
+          writesPer10Seconds: number('writes-per-10s', values['writes-per-10s'], 20),
+        },
+  };
+}
+
+/** Runs until SIGINT/SIGTERM. Returns the process exit code. */
+export async function runSimulatorCli(argv: string[]): Promise<number> {
+  const options = parseSimulatorArgs(argv);
+  if (options === 'help') {
+    console.log(SIMULATOR_USAGE);
+    return 0;
+  }
+  const started = performance.now();
+  const sim = await startSimulator(options);
+  console.log(
+    `registry simulator listening on ${sim.apiBaseUrl} (control API ${sim.url}/control, accounts ${options.accounts!.map((a) => a.cspId).join(', ')}, started in ${(performance.now() - started).toFixed(0)} ms)`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await sim.close();
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runSimulatorCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      console.error(`simulator: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    },
+  );
+}

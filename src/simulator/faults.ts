@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * Injected faults. HTTP faults match registry API requests by method and a path pattern (a JavaScript
+ * regular expression tested against the path, e.g. `^/v2/campaignBuilder$`); webhook faults match by
+ * event type. Each fault fires `count` times, then disappears.
+ */
+export const FaultSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('latency'),
+    method: z.string().optional(),
+    pathPattern: z.string().optional(),
+    count: z.number().int().positive().default(1),
+    latencyMs: z.number().int().nonnegative(),
+  }),
+  z.object({
+    kind: z.enum(['error-before-commit', 'error-after-commit']),
+    method: z.string().optional(),
+    pathPattern: z.string().optional(),
+    count: z.number().int().positive().default(1),
+    status: z.number().int().min(400).max(599).default(500),
+  }),
+  z.object({
+    kind: z.literal('timeout-after-commit'),
+    method: z.string().optional(),
+    pathPattern: z.string().optional(),
+    count: z.number().int().positive().default(1),
+    /** The connection is destroyed, without a response, this many real milliseconds after the commit. */
+    delayMs: z.number().int().nonnegative().default(5000),
+  }),
+  z.object({
+    kind: z.literal('rate-limit'),
+    method: z.string().optional(),
+    pathPattern: z.string().optional(),
+    count: z.number().int().positive().default(1),
+    retryAfterSeconds: z.number().int().positive().default(1),
+  }),
+  z.object({
+    kind: z.enum(['webhook-drop', 'webhook-duplicate', 'webhook-bad-signature']),
+    eventType: z.string().optional(),
+    cspId: z.string().optional(),
+    count: z.number().int().positive().default(1),
+  }),
+]);
+
+export type FaultInput = z.input<typeof FaultSchema>;
+export type Fault = z.output<typeof FaultSchema> & { id: string; remaining: number };
+export type FaultKind = Fault['kind'];
+/** The fault variant whose kind union contains K. */
+export type FaultOf<K extends FaultKind> = Fault extends infer F
+  ? F extends { kind: infer FK }
+    ? K extends FK
+      ? F
+      : never
+    : never
+  : never;
+
+export class Faults {
+  private list: Fault[] = [];
+  private nextId = 1;
+
+  add(input: z.output<typeof FaultSchema>): Fault {
+    if ('pathPattern' in input && input.pathPattern !== undefined) new RegExp(input.pathPattern); // throws if invalid
+    const fault = { ...input, id: `F${this.nextId++}`, remaining: input.count } as Fault;
+    this.list.push(fault);
+    return fault;
+  }
+
+  all(): Fault[] {
+    return this.list.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.list = [];
+  }
+
+  /** Takes (consumes one use of) the first HTTP fault of `kind` that matches the request. */
+  takeHttp<K extends FaultKind>(kind: K, method: string, path: string): FaultOf<K> | undefined {
+    const fault = this.list.find((f) => {
+      if (f.kind !== kind || f.kind.startsWith('webhook-') || 'eventType' in f) return false;
+      const scope = f as { method?: string; pathPattern?: string };
+      if (scope.method && scope.method.toUpperCase() !== method.toUpperCase()) return false;
+      if (scope.pathPattern && !new RegExp(scope.pathPattern).test(path)) return false;
+      return true;
+    });
+    return fault ? (this.consume(fault) as FaultOf<K>) : undefined;
+  }
+
+  takeWebhook(kind: FaultKind, cspId: string, eventType: string): Fault | undefined {
+    const fault = this.list.find(
+      (f) =>
+        f.kind === kind &&
+        f.kind.startsWith('webhook-') &&
+        (!('eventType' in f) || !f.eventType || f.eventType === eventType) &&
+        (!f.cspId || f.cspId === cspId),
+    );
+    return fault ? this.consume(fault) : undefined;
+  }
+
+  private consume(fault: Fault): Fault {
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) this.list = this.list.filter((f) => f !== fault);
+    return fault;
+  }
+}
