@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { runSimulatorCli } from '../simulator/cli.js';
 import { runDev } from './dev.js';
 import { runIngress } from './ingress.js';
 
@@ -10,6 +11,10 @@ interface Command {
 const commands: Record<string, Command> = {
   dev: { summary: 'run the local stack (Temporal dev server with its Web UI, ...)', run: runDev },
   ingress: { summary: "receive the registry's signed webhooks and signal workflows", run: runIngress },
+  simulator: {
+    summary: 'run the local registry simulator (the spec API under /v2, control API)',
+    run: runSimulatorCli,
+  },
 };
 
 function usage(): string {

@@ -46,6 +46,8 @@ export const FaultSchema = z.discriminatedUnion('kind', [
 export type FaultInput = z.input<typeof FaultSchema>;
 export type Fault = z.output<typeof FaultSchema> & { id: string; remaining: number };
 export type FaultKind = Fault['kind'];
+type WebhookFault = Extract<Fault, { kind: 'webhook-drop' | 'webhook-duplicate' | 'webhook-bad-signature' }>;
+const isWebhookFault = (f: Fault): f is WebhookFault => f.kind.startsWith('webhook-');
 /** The fault variant whose kind union contains K. */
 export type FaultOf<K extends FaultKind> = Fault extends infer F
   ? F extends { kind: infer FK }
@@ -90,8 +92,8 @@ export class Faults {
     const fault = this.list.find(
       (f) =>
         f.kind === kind &&
-        f.kind.startsWith('webhook-') &&
-        (!('eventType' in f) || !f.eventType || f.eventType === eventType) &&
+        isWebhookFault(f) &&
+        (!f.eventType || f.eventType === eventType) &&
         (!f.cspId || f.cspId === cspId),
     );
     return fault ? this.consume(fault) : undefined;
