@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { parseCidrList } from './source-addresses.js';
 
 /** The ingress configuration, parsed from the environment by `parseIngressConfig`. */
@@ -30,7 +31,8 @@ export interface IngressConfig {
 
 export const DEFAULT_INGRESS_PATH = '/webhooks/registry';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-export const DEFAULT_PARKED_TASK_QUEUE = 'tcr-parked-events';
+/** The workflow worker hosts `parkedEvents` beside the entity workflows (src/workflows/index.ts). */
+export const DEFAULT_PARKED_TASK_QUEUE = WORKFLOW_TASK_QUEUE;
 
 const list = (value: string | undefined): string[] =>
   (value ?? '')
