@@ -1,0 +1,138 @@
+/**
+ * The registry activities. They take the CSP account's NAME; `clients` resolves it to a configured
+ * RegistryClient (credentials stay in worker configuration). Results are trimmed to the records in
+ * ./types.ts, so workflow history holds no more than workflows decide on.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { RegistryClient } from '../registry/client.js';
+import type { Brand, ExternalVet } from '../registry/schemas.js';
+import { mapRegistryErrors } from './failures.js';
+import {
+  type BrandSnapshot,
+  type RegistryActivities,
+  RegistryFailureTypes,
+  type RegistryReadActivities,
+  type RegistryWriteActivities,
+  type VetRecord,
+} from './types.js';
+
+/** Resolves an account name to its client; undefined for an account the worker does not serve. */
+export type RegistryClientResolver = (account: string) => RegistryClient | undefined;
+
+export function brandSnapshot(brand: Brand): BrandSnapshot {
+  return {
+    brandId: brand.brandId,
+    referenceId: brand.referenceId ?? null,
+    entityType: brand.entityType ?? '',
+    status: brand.status ?? 'ACTIVE',
+    identityStatus: brand.identityStatus ?? 'UNVERIFIED',
+    displayName: brand.displayName ?? null,
+    businessContactEmail: brand.businessContactEmail ?? null,
+    businessContactEmailVerifiedDate: brand.businessContactEmailVerifiedDate ?? null,
+    optionalAttributes: brand.optionalAttributes ?? {},
+  };
+}
+
+export function vetRecord(vet: ExternalVet): VetRecord {
+  return {
+    evpId: vet.evpId,
+    vettingId: vet.vettingId ?? null,
+    vettingClass: vet.vettingClass ?? null,
+    vettingStatus: vet.vettingStatus ?? 'PENDING',
+    vettingScore: vet.vettingScore ?? null,
+    reasons: vet.reasons ? vet.reasons.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))) : null,
+    vettedDate: (vet.vettedDate as string | null | undefined) ?? null,
+    createDate: (vet.createDate as string | null | undefined) ?? null,
+  };
+}
+
+function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1; // called outside an activity (unit tests)
+  }
+}
+
+function clientOf(resolve: RegistryClientResolver, account: string): RegistryClient {
+  const client = resolve(account);
+  if (!client)
+    throw ApplicationFailure.create({
+      message: `this worker has no configuration for CSP account "${account}"`,
+      type: RegistryFailureTypes.unknownAccount,
+      nonRetryable: true,
+    });
+  return client;
+}
+
+export function createRegistryReadActivities(resolve: RegistryClientResolver): RegistryReadActivities {
+  return {
+    getBrand: ({ account, brandId }) =>
+      mapRegistryErrors(async () => brandSnapshot(await clientOf(resolve, account).getBrand(brandId))),
+    listExternalVets: ({ account, brandId }) =>
+      mapRegistryErrors(async () =>
+        (await clientOf(resolve, account).listExternalVets(brandId)).map(vetRecord),
+      ),
+    countActiveCampaigns: ({ account, brandId }) =>
+      mapRegistryErrors(async () => {
+        let count = 0;
+        for await (const campaign of clientOf(resolve, account).campaigns({ brandId })) {
+          if (campaign.status === 'ACTIVE') count++;
+        }
+        return count;
+      }),
+  };
+}
+
+export function createRegistryWriteActivities(resolve: RegistryClientResolver): RegistryWriteActivities {
+  return {
+    registerBrand: ({ account, registration }) =>
+      mapRegistryErrors(async () =>
+        brandSnapshot(await clientOf(resolve, account).registerBrand(registration)),
+      ),
+    updateBrand: ({ account, brandId, patch }) =>
+      mapRegistryErrors(async () =>
+        brandSnapshot(await clientOf(resolve, account).updateBrand(brandId, patch)),
+      ),
+    revetBrand: ({ account, brandId }) =>
+      mapRegistryErrors(async () => brandSnapshot(await clientOf(resolve, account).revetBrand(brandId))),
+    appealBrand: ({ account, brandId, appeal }) =>
+      mapRegistryErrors(() => clientOf(resolve, account).appealBrand(brandId, appeal)),
+    orderExternalVet: ({ account, brandId, evpId, vettingClass }) =>
+      mapRegistryErrors(async () => {
+        const client = clientOf(resolve, account);
+        // A vet order may be billed. On a retry (the first attempt may have reached the registry
+        // before it failed), a vet of this provider and class still in progress is the one we ordered.
+        if (currentAttempt() > 1) {
+          const existing = (await client.listExternalVets(brandId)).find(
+            (v) =>
+              v.evpId === evpId &&
+              v.vettingClass === vettingClass &&
+              (v.vettingStatus === 'PENDING' || v.vettingStatus === 'UNSCORE'),
+          );
+          if (existing) return vetRecord(existing);
+        }
+        return vetRecord(
+          await client.orderExternalVet(brandId, {
+            evpId,
+            vettingClass: vettingClass as 'STANDARD' | 'ENHANCED' | 'POLITICAL',
+          }),
+        );
+      }),
+    importExternalVet: ({ account, brandId, evpId, vettingId, vettingToken }) =>
+      mapRegistryErrors(async () =>
+        vetRecord(
+          await clientOf(resolve, account).importExternalVet(brandId, {
+            evpId,
+            vettingId,
+            ...(vettingToken ? { vettingToken } : {}),
+          }),
+        ),
+      ),
+  };
+}
+
+export function createRegistryActivities(resolve: RegistryClientResolver): RegistryActivities {
+  return { ...createRegistryReadActivities(resolve), ...createRegistryWriteActivities(resolve) };
+}

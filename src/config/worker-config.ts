@@ -1,0 +1,147 @@
+/**
+ * Worker configuration from the environment, validated with zod at the edge. Errors name the
+ * variable and the field (`TCR_ACCOUNTS[0].apiSecret: ...`), never a value, so secrets never reach
+ * logs. `describeWorkerConfig` prints a configuration with every secret redacted.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { accountNamePattern } from '../workflows/task-queues.js';
+
+export const RegistryEnvironmentSchema = z.enum(['local', 'qa', 'staging', 'preview', 'production']);
+
+export const CspAccountSchema = z.object({
+  name: z
+    .string()
+    .regex(accountNamePattern, 'name: letters, digits, . _ - (1-64), starting with a letter or digit'),
+  environment: RegistryEnvironmentSchema,
+  baseUrl: z.url(),
+  apiKey: z.string().min(1),
+  apiSecret: z.string().min(1),
+  cspId: z.string().min(1).optional(),
+});
+export type CspAccountConfig = z.infer<typeof CspAccountSchema>;
+
+const AccountsSchema = z
+  .array(CspAccountSchema)
+  .min(1, 'at least one CSP account')
+  .superRefine((accounts, ctx) => {
+    const seen = new Set<string>();
+    accounts.forEach((a, i) => {
+      if (seen.has(a.name))
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate account name ${a.name}` });
+      seen.add(a.name);
+    });
+  });
+
+export interface TemporalConnectionConfig {
+  address: string;
+  namespace: string;
+  apiKey?: string;
+  tls?: { certPath?: string; keyPath?: string; caPath?: string };
+}
+
+export interface WorkerConfig {
+  temporal: TemporalConnectionConfig;
+  accounts: CspAccountConfig[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function issuesOf(variable: string, error: z.ZodError): string[] {
+  return error.issues.map((i) => {
+    const path = i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+    return `${variable}${path}: ${i.message}`;
+  });
+}
+
+function readAccounts(env: Env, problems: string[]): CspAccountConfig[] {
+  let raw: unknown;
+  let variable = 'TCR_ACCOUNTS';
+  if (env.TCR_ACCOUNTS) {
+    try {
+      raw = JSON.parse(env.TCR_ACCOUNTS);
+    } catch {
+      problems.push('TCR_ACCOUNTS: not valid JSON (expected an array of accounts)');
+      return [];
+    }
+  } else if (env.TCR_ACCOUNTS_FILE) {
+    variable = `TCR_ACCOUNTS_FILE (${env.TCR_ACCOUNTS_FILE})`;
+    try {
+      raw = JSON.parse(readFileSync(env.TCR_ACCOUNTS_FILE, 'utf8'));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problems.push(`${variable}: ${code ? `cannot read the file (${code})` : 'not valid JSON'}`);
+      return [];
+    }
+  } else {
+    problems.push(
+      'TCR_ACCOUNTS or TCR_ACCOUNTS_FILE: required (a JSON array of {name, environment, baseUrl, apiKey, apiSecret, cspId?})',
+    );
+    return [];
+  }
+  const parsed = AccountsSchema.safeParse(raw);
+  if (!parsed.success) {
+    problems.push(...issuesOf(variable, parsed.error));
+    return [];
+  }
+  return parsed.data;
+}
+
+export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
+  const problems: string[] = [];
+  const address = env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
+  if (!/^[^\s:]+:\d{1,5}$/.test(address)) problems.push('TEMPORAL_ADDRESS: expected host:port');
+  const namespace = env.TEMPORAL_NAMESPACE || 'default';
+  const tlsCert = env.TEMPORAL_TLS_CERT;
+  const tlsKey = env.TEMPORAL_TLS_KEY;
+  if (Boolean(tlsCert) !== Boolean(tlsKey))
+    problems.push(
+      'TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY: set both (mTLS client certificate and key) or neither',
+    );
+  const accounts = readAccounts(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const tls =
+    tlsCert || env.TEMPORAL_TLS_CA
+      ? {
+          ...(tlsCert ? { certPath: tlsCert } : {}),
+          ...(tlsKey ? { keyPath: tlsKey } : {}),
+          ...(env.TEMPORAL_TLS_CA ? { caPath: env.TEMPORAL_TLS_CA } : {}),
+        }
+      : undefined;
+  return {
+    temporal: {
+      address,
+      namespace,
+      ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
+      ...(tls ? { tls } : {}),
+    },
+    accounts,
+  };
+}
+
+/** The configuration with every secret replaced, safe to log. */
+export function describeWorkerConfig(config: WorkerConfig): Record<string, unknown> {
+  return {
+    temporal: {
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      apiKey: config.temporal.apiKey ? '[redacted]' : undefined,
+      tls: config.temporal.tls,
+    },
+    accounts: config.accounts.map((a) => ({
+      name: a.name,
+      environment: a.environment,
+      baseUrl: a.baseUrl,
+      cspId: a.cspId,
+      apiKey: '[redacted]',
+      apiSecret: '[redacted]',
+    })),
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The order-system API of brand workflows: start, steer (typed wrappers of the Updates), query.
+ * Uses a Temporal `Client`; the workflow is referenced by name and type only, so importing this
+ * module pulls no workflow code into the caller.
+ */
+import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { brandWorkflow } from '../workflows/brand.js';
+import {
+  type AppealRequest,
+  appealUpdate,
+  brandStatusQuery,
+  type CorrectBrandRequest,
+  cancelUpdate,
+  correctBrandUpdate,
+  type ImportVetRequest,
+  importVetUpdate,
+  type OrderVetRequest,
+  orderVetUpdate,
+  revetUpdate,
+} from '../workflows/brand-messages.js';
+import type { BrandPhase, BrandStatus } from '../workflows/brand-types.js';
+import { brandWorkflowId } from '../workflows/ids.js';
+import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
+import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
+
+export type BrandWorkflowHandle = WorkflowHandle<typeof brandWorkflow>;
+
+export interface StartedBrandOrder {
+  handle: BrandWorkflowHandle;
+  order: BrandOrder;
+  /** False when a workflow for this reference already existed (nothing was started). */
+  started: boolean;
+}
+
+/**
+ * Validates `order` (throws OrderValidationError with every field error, starting nothing) and
+ * starts `brand/{reference}`. Starting the same order again returns the existing workflow: the
+ * workflow id is the reference (conflict policy USE_EXISTING, reuse policy REJECT_DUPLICATE), and
+ * registration is idempotent by referenceId at the registry as well.
+ */
+export async function startBrandOrder(
+  client: Client,
+  order: unknown,
+  opts: StartBrandOrderOptions = {},
+): Promise<StartedBrandOrder> {
+  const parsed = parseBrandOrder(order);
+  const workflowId = brandWorkflowId(parsed.reference);
+  try {
+    const handle = await client.workflow.start<typeof brandWorkflow>('brandWorkflow', {
+      workflowId,
+      taskQueue: opts.taskQueue ?? WORKFLOW_TASK_QUEUE,
+      args: [
+        {
+          reference: parsed.reference,
+          account: parsed.account,
+          registration: parsed.registration,
+          ...(opts.workflowOptions ? { options: opts.workflowOptions } : {}),
+        },
+      ],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: BrandReferenceKey, value: parsed.reference },
+        { key: AccountKey, value: parsed.account },
+        { key: PhaseKey, value: 'registering' },
+      ]),
+    });
+    return { handle, order: parsed, started: true };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      return { handle: brandHandle(client, parsed.reference), order: parsed, started: false };
+    throw error;
+  }
+}
+
+export function brandHandle(client: Client, reference: string): BrandWorkflowHandle {
+  return client.workflow.getHandle<typeof brandWorkflow>(brandWorkflowId(reference));
+}
+
+export function getBrandStatus(client: Client, reference: string): Promise<BrandStatus> {
+  return brandHandle(client, reference).query(brandStatusQuery);
+}
+
+export function correctBrand(
+  client: Client,
+  reference: string,
+  request: CorrectBrandRequest,
+): Promise<BrandStatus> {
+  return brandHandle(client, reference).executeUpdate(correctBrandUpdate, { args: [request] });
+}
+export function revetBrand(client: Client, reference: string): Promise<BrandStatus> {
+  return brandHandle(client, reference).executeUpdate(revetUpdate);
+}
+export function appealBrand(client: Client, reference: string, request: AppealRequest): Promise<BrandStatus> {
+  return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [request] });
+}
+export function orderVet(client: Client, reference: string, request: OrderVetRequest): Promise<BrandStatus> {
+  return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [request] });
+}
+export function importVet(
+  client: Client,
+  reference: string,
+  request: ImportVetRequest,
+): Promise<BrandStatus> {
+  return brandHandle(client, reference).executeUpdate(importVetUpdate, { args: [request] });
+}
+export function cancelBrand(client: Client, reference: string, reason: string): Promise<BrandStatus> {
+  return brandHandle(client, reference).executeUpdate(cancelUpdate, { args: [{ reason }] });
+}
+
+/**
+ * Polls the status query until the brand reaches `phase` (or a final phase), or `timeoutMs` passes.
+ * Returns the status; throws on timeout with the last phase seen.
+ */
+export async function waitForBrandPhase(
+  client: Client,
+  reference: string,
+  phase: BrandPhase,
+  timeoutMs: number,
+  pollMs = 200,
+): Promise<BrandStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last: BrandStatus | undefined;
+  for (;;) {
+    try {
+      last = await getBrandStatus(client, reference);
+      if (last.phase === phase) return last;
+      if (last.phase === 'deleted' || last.phase === 'cancelled')
+        throw new Error(`brand ${reference} ended in phase ${last.phase} while waiting for ${phase}`);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith(`brand ${reference} ended`)) throw error;
+    }
+    if (Date.now() >= deadline)
+      throw new Error(
+        `brand ${reference} did not reach phase ${phase} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
+      );
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

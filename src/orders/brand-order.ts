@@ -1,0 +1,67 @@
+/**
+ * A brand order from an order system, validated at the edge (design principle 6): the CSP's
+ * reference, the CSP account to register under, and the registration fields, checked with the
+ * registry client's BrandRegistrationSchema (entity-type rules included). A bad order is refused with
+ * every field error before any workflow starts.
+ */
+import { z } from 'zod';
+import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } from '../registry/schemas.js';
+import type { BrandWorkflowOptions } from '../workflows/brand-types.js';
+import { accountNamePattern } from '../workflows/task-queues.js';
+
+export const BrandOrderSchema = z
+  .object({
+    reference: ReferenceIdSchema,
+    account: z.string().regex(accountNamePattern, 'account must be a configured CSP account name'),
+    /** Registration fields (spec, POST /brand/nonBlocking); `referenceId` is set from `reference`. */
+    brand: z.record(z.string(), z.unknown()),
+  })
+  .transform((order, ctx) => {
+    const parsed = BrandRegistrationSchema.safeParse({ ...order.brand, referenceId: order.reference });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        // referenceId errors are the reference's; they were reported already.
+        if (issue.path[0] === 'referenceId') continue;
+        ctx.addIssue({ code: 'custom', path: ['brand', ...issue.path.map(String)], message: issue.message });
+      }
+      return z.NEVER;
+    }
+    return { reference: order.reference, account: order.account, registration: parsed.data };
+  });
+
+export interface BrandOrder {
+  reference: string;
+  account: string;
+  registration: BrandRegistration;
+}
+export type BrandOrderInput = z.input<typeof BrandOrderSchema>;
+
+export interface FieldError {
+  /** Dotted path, e.g. `brand.businessContactEmail`. */
+  path: string;
+  message: string;
+}
+
+/** A refused order: every field error, nothing started. */
+export class OrderValidationError extends Error {
+  override readonly name = 'OrderValidationError';
+  constructor(readonly errors: FieldError[]) {
+    super(`invalid brand order: ${errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+  }
+}
+
+export function parseBrandOrder(order: unknown): BrandOrder {
+  const parsed = BrandOrderSchema.safeParse(order);
+  if (!parsed.success)
+    throw new OrderValidationError(
+      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
+  return parsed.data;
+}
+
+export interface StartBrandOrderOptions {
+  /** Workflow task queue (default `tcr-workflows`). */
+  taskQueue?: string;
+  /** Workflow tuning (poll intervals, vet grace, enhanced-vet policy, continue-as-new threshold). */
+  workflowOptions?: BrandWorkflowOptions;
+}

@@ -1,0 +1,151 @@
+/**
+ * Builds every worker a process runs: the workflow worker on `tcr-workflows`, and per CSP account one
+ * reads and one writes activity worker on `registry-reads/{account}` / `registry-writes/{account}`.
+ * The activity workers set `maxTaskQueueActivitiesPerSecond` (reads 20, writes 2 = 20 per 10 s): the
+ * server enforces it per task queue, so the spec's budget holds across every worker process. The
+ * registry clients also keep their own client-side limiter (per process) and hand 429s to Temporal
+ * at once (`maxRateLimitRetries: 0`), which retries after the registry's Retry-After.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  NativeConnection,
+  type NativeConnectionOptions,
+  Worker,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
+import {
+  createRegistryReadActivities,
+  createRegistryWriteActivities,
+  type RegistryClientResolver,
+} from '../activities/registry-activities.js';
+import type { RegistryReadActivities, RegistryWriteActivities } from '../activities/types.js';
+import type { CspAccountConfig, TemporalConnectionConfig, WorkerConfig } from '../config/worker-config.js';
+import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
+import {
+  REGISTRY_READS_PER_SECOND,
+  REGISTRY_WRITES_PER_SECOND,
+  registryReadsTaskQueue,
+  registryWritesTaskQueue,
+  WORKFLOW_TASK_QUEUE,
+} from '../workflows/task-queues.js';
+
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
+
+export interface CreateWorkersOptions {
+  /** An existing connection (tests); otherwise one is opened from `config.temporal`. */
+  connection?: NativeConnection;
+  /** A prebuilt bundle (tests); otherwise `workflowsPath` is bundled. */
+  workflowBundle?: WorkflowBundleOption;
+  /** Workflow task queue (default `tcr-workflows`). */
+  workflowTaskQueue?: string;
+  /** Override activities per account (tests); default the real registry activities. */
+  activitiesFor?: (account: CspAccountConfig) => {
+    reads: RegistryReadActivities;
+    writes: RegistryWriteActivities;
+  };
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  connection: NativeConnection;
+  /** Runs every worker until shutdown; rejects if one fails. */
+  run(): Promise<void>;
+  /** Graceful: stop polling, let running tasks finish, close clients and (own) connection. */
+  shutdown(): Promise<void>;
+}
+
+export function temporalConnectionOptions(temporal: TemporalConnectionConfig): NativeConnectionOptions {
+  const tls = temporal.tls
+    ? {
+        ...(temporal.tls.caPath ? { serverRootCACertificate: readFileSync(temporal.tls.caPath) } : {}),
+        ...(temporal.tls.certPath && temporal.tls.keyPath
+          ? {
+              clientCertPair: {
+                crt: readFileSync(temporal.tls.certPath),
+                key: readFileSync(temporal.tls.keyPath),
+              },
+            }
+          : {}),
+      }
+    : temporal.apiKey
+      ? true
+      : undefined;
+  return {
+    address: temporal.address,
+    ...(temporal.apiKey ? { apiKey: temporal.apiKey } : {}),
+    ...(tls !== undefined ? { tls } : {}),
+  };
+}
+
+export function registryResolver(accounts: CspAccountConfig[]): RegistryClientResolver {
+  const byName = new Map(accounts.map((a) => [a.name, a]));
+  return (name: string): RegistryClient | undefined => {
+    const account = byName.get(name);
+    if (!account) return undefined;
+    return registryClientFor({
+      environment: account.environment,
+      baseUrl: account.baseUrl,
+      apiKey: account.apiKey,
+      apiSecret: account.apiSecret,
+      maxRateLimitRetries: 0,
+    });
+  };
+}
+
+export async function createWorkers(
+  config: WorkerConfig,
+  options: CreateWorkersOptions = {},
+): Promise<RunningWorkers> {
+  const ownsConnection = options.connection === undefined;
+  const connection =
+    options.connection ?? (await NativeConnection.connect(temporalConnectionOptions(config.temporal)));
+  const namespace = config.temporal.namespace;
+  const resolve = registryResolver(config.accounts);
+  const workers: Worker[] = [];
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace,
+      taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    }),
+  );
+  for (const account of config.accounts) {
+    const activities = options.activitiesFor?.(account) ?? {
+      reads: createRegistryReadActivities(resolve),
+      writes: createRegistryWriteActivities(resolve),
+    };
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace,
+        taskQueue: registryReadsTaskQueue(account.name),
+        activities: activities.reads,
+        maxTaskQueueActivitiesPerSecond: REGISTRY_READS_PER_SECOND,
+      }),
+      await Worker.create({
+        connection,
+        namespace,
+        taskQueue: registryWritesTaskQueue(account.name),
+        activities: activities.writes,
+        maxTaskQueueActivitiesPerSecond: REGISTRY_WRITES_PER_SECOND,
+      }),
+    );
+  }
+  let running: Promise<void> | undefined;
+  return {
+    workers,
+    connection,
+    run() {
+      running ??= Promise.all(workers.map((w) => w.run())).then(() => undefined);
+      return running;
+    },
+    async shutdown() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await running?.catch(() => undefined);
+      await closeRegistryClients();
+      if (ownsConnection) await connection.close();
+    },
+  };
+}

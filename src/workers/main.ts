@@ -1,0 +1,40 @@
+/**
+ * Worker process entry point: `node dist/workers/main.js`. Reads the configuration from the
+ * environment (src/config), runs the workflow worker and the per-account registry workers, and
+ * shuts down gracefully on SIGINT / SIGTERM (running activities finish; nothing is lost: Temporal
+ * hands unfinished tasks to another worker).
+ */
+import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
+import { createWorkers } from './create-workers.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadWorkerConfig>;
+  try {
+    config = loadWorkerConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  console.log('tcr worker starting', JSON.stringify(describeWorkerConfig(config)));
+  const workers = await createWorkers(config);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`tcr worker: ${signal}, shutting down gracefully`);
+    void workers.shutdown();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  await workers.run();
+  await workers.shutdown();
+  console.log('tcr worker stopped');
+}
+
+main().catch((error: unknown) => {
+  console.error('tcr worker failed:', error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+/**
+ * Types of the brand workflow: input, phases, status (the `status` query), carried state. Order
+ * systems import these (type-only) through src/orders; the campaign workflow follows the same shape.
+ */
+import type { BrandSnapshot } from '../activities/types.js';
+import type { BrandRegistration } from '../registry/schemas.js';
+import type { AuditTrail } from './audit.js';
+import type { BackoffSchedule } from './wait.js';
+
+export type BrandPhase =
+  | 'registering'
+  /** The registry refused the registration (400): correct it with correctBrand, or cancel. */
+  | 'registration-rejected'
+  /** PUBLIC_PROFIT (and GOVERNMENT from 2027-01-21): the business contact must verify by e-mail. */
+  | 'awaiting-contact-verification'
+  /** SOLE_PROPRIETOR: SELF_DECLARED until the registry reports it verified. */
+  | 'awaiting-sole-proprietor-verification'
+  /** UNVERIFIED: the operator corrects and revets, or appeals. */
+  | 'needs-correction'
+  /** An appeal was filed; waiting for the registry's review. */
+  | 'appeal-pending'
+  /** Verified (VERIFIED or VETTED_VERIFIED): campaigns may be created. */
+  | 'ready'
+  /** The registry reports the brand no longer ACTIVE (e.g. DELETED). Final. */
+  | 'deleted'
+  /** Cancelled by the operator. Final; the brand is left as it is at the registry. */
+  | 'cancelled';
+
+export const terminalBrandPhases: readonly BrandPhase[] = ['deleted', 'cancelled'];
+
+export type VetState =
+  | 'ordering'
+  | 'pending'
+  | 'under-review'
+  | 'active'
+  | 'failed'
+  | 'expired'
+  | 'timed-out'
+  /** The registry refused the order or import (400). */
+  | 'rejected';
+
+export interface VetStatus {
+  seq: number;
+  workflowId: string;
+  mode: 'order' | 'import';
+  evpId: string;
+  vettingClass?: string;
+  vettingId?: string;
+  state: VetState;
+  score?: number;
+  reasons?: string[];
+  vettedDate?: string;
+  /** Workflow time by which a result is expected (48 h + grace after the order). */
+  deadline?: string;
+  /** Seq of the vet that caused this one (enhanced-after-low-score policy). */
+  followUpOf?: number;
+  followUpOrdered?: boolean;
+}
+
+export interface OperatorAction {
+  /** Stable key: 'identity', 'registration', 'registry-error', `vet-{seq}`. */
+  key: string;
+  action: string;
+  reason: string;
+  since: string;
+  registryErrors?: { code?: number | string; description: string; fields: string[] }[];
+}
+
+export interface WaitingFor {
+  what: string;
+  /** Next reconciliation poll (workflow time, ISO). */
+  nextPollAt?: string;
+  /** Deadline, when the wait has one. */
+  until?: string;
+}
+
+export interface BrandStatus {
+  workflowType: 'brand';
+  reference: string;
+  account: string;
+  phase: BrandPhase;
+  brandId?: string;
+  entityType: string;
+  identityStatus?: string;
+  brandStatus?: string;
+  contactVerifiedAt?: string;
+  optionalAttributes: Record<string, unknown>;
+  vets: VetStatus[];
+  waitingFor?: WaitingFor;
+  needsAction: OperatorAction[];
+  /** Notices that need no action right now (an expired vet, affected political campaigns). */
+  alerts: string[];
+  /** True when a POLITICAL vet expired: the registry deactivates political campaigns. */
+  politicalCampaignsAffected: boolean;
+  lastGroup3UpdateAt?: string;
+  cancelReason?: string;
+  audit: AuditTrail;
+}
+
+export interface EnhancedVetPolicy {
+  /** A STANDARD vet scoring below this orders an ENHANCED vet. */
+  belowScore: number;
+  /** Provider for the ENHANCED vet. */
+  evpId: string;
+}
+
+export interface BrandWorkflowOptions {
+  /** Reconciliation poll of a settled brand (default 6 h). */
+  steadyPollMs?: number;
+  /** Poll schedule while a change is expected (default 1 min doubling to 1 h). */
+  pendingPoll?: BackoffSchedule;
+  /** Vet result window (default 48 h, the spec's limit). */
+  vetResultWindowMs?: number;
+  /** Extra time after the window before a vet is declared timed out (default 2 h). */
+  vetGraceMs?: number;
+  /** Poll schedule of a vet (default 1 min doubling to 1 h). */
+  vetPoll?: BackoffSchedule;
+  enhancedVetPolicy?: EnhancedVetPolicy;
+  /** Continue-as-new when history reaches this many events (default 10 000; lowered in tests). */
+  continueAsNewAtHistoryLength?: number;
+  auditLimit?: number;
+  dedupeLimit?: number;
+}
+
+export interface BrandWorkflowInput {
+  reference: string;
+  account: string;
+  /** Registration fields; `referenceId` equals `reference`. */
+  registration: BrandRegistration;
+  options?: BrandWorkflowOptions;
+  /** Set by continue-as-new only. */
+  carried?: BrandCarriedState;
+}
+
+/** Everything a brand workflow carries across continue-as-new. */
+export interface BrandCarriedState {
+  status: BrandStatus;
+  brand?: BrandSnapshot;
+  vetSeq: number;
+  deliveries: string[];
+  claimedParked: boolean;
+  appealPending: boolean;
+  runs: number;
+}
+
+export interface BrandResult {
+  phase: BrandPhase;
+  brandId?: string;
+  status: BrandStatus;
+}

@@ -1,0 +1,7 @@
+/**
+ * Every workflow the `tcr-workflows` task queue runs. Workers bundle this module
+ * (src/workers/create-workers.ts); it must import nothing with side effects.
+ */
+export { brandWorkflow } from './brand.js';
+export { parkedEvents } from './parked-events.js';
+export { vetWorkflow } from './vet.js';

@@ -1,0 +1,127 @@
+/**
+ * The one wait every registration workflow uses: "a registry event for this entity (signal), an
+ * operator action, a reconciliation poll on a backoff schedule, or the deadline, whichever first".
+ * Signals only wake; the caller then reads the registry and decides (design principle 1), so a lost
+ * webhook delays a workflow by at most one poll interval and never strands it.
+ *
+ * Deterministic: only `condition` and workflow time (`Date.now()` in workflow code).
+ */
+import { condition } from '@temporalio/workflow';
+
+/** Why a workflow woke up, and the cause recorded in the audit trail. */
+export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer';
+
+/** Poll delays growing from `initialMs` by `factor` up to `maxMs` (e.g. 1 min doubling to 1 h). */
+export interface BackoffSchedule {
+  initialMs: number;
+  maxMs: number;
+  /** Default 2. */
+  factor?: number;
+}
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+
+/** While the registry is expected to change soon: 1 minute doubling to 1 hour. */
+export const DEFAULT_PENDING_POLL: BackoffSchedule = { initialMs: MINUTE_MS, maxMs: HOUR_MS, factor: 2 };
+/** Slow reconciliation of a settled entity: every 6 hours. */
+export const DEFAULT_STEADY_POLL_MS = 6 * HOUR_MS;
+
+/** The delay before poll number `attempt` (0-based) of a schedule. */
+export function backoffDelay(schedule: BackoffSchedule, attempt: number): number {
+  const factor = schedule.factor ?? 2;
+  const delay = schedule.initialMs * factor ** Math.max(0, attempt);
+  return Math.min(schedule.maxMs, Math.max(1, Math.round(delay)));
+}
+
+/**
+ * A counter that signal and update handlers bump; a waiting loop remembers the version it last saw
+ * and wakes when it changes. Several wakes before the loop runs collapse into one read.
+ */
+export class Wakeup {
+  private version = 0;
+  private cause: WakeCause = 'webhook';
+
+  bump(cause: WakeCause): void {
+    this.version++;
+    this.cause = cause;
+  }
+
+  get current(): number {
+    return this.version;
+  }
+
+  get lastCause(): WakeCause {
+    return this.cause;
+  }
+}
+
+export interface WaitOptions {
+  wakeup: Wakeup;
+  /** The wakeup version the caller last acted on. */
+  since: number;
+  /** When to poll if nothing wakes the workflow first (ms from now). */
+  pollInMs?: number;
+  /** Absolute workflow time (epoch ms) after which the wait ends with cause 'timer'. */
+  deadline?: number;
+  /** Extra condition that ends the wait (e.g. cancelled); reported as cause 'operator'. */
+  interrupt?: () => boolean;
+}
+
+/** Waits for a wake, a poll or the deadline, whichever first, and says which. */
+export async function waitForWakePollOrDeadline(opts: WaitOptions): Promise<WakeCause> {
+  const now = Date.now();
+  const untilDeadline = opts.deadline === undefined ? Number.POSITIVE_INFINITY : opts.deadline - now;
+  if (untilDeadline <= 0) return 'timer';
+  const timeout = Math.min(opts.pollInMs ?? Number.POSITIVE_INFINITY, untilDeadline);
+  const woke = () => opts.wakeup.current !== opts.since || (opts.interrupt?.() ?? false);
+  let fired = true;
+  if (Number.isFinite(timeout)) fired = await condition(woke, Math.max(1, timeout));
+  else await condition(woke);
+  if (fired) return opts.interrupt?.() ? 'operator' : opts.wakeup.lastCause;
+  return opts.deadline !== undefined && Date.now() >= opts.deadline ? 'timer' : 'poll';
+}
+
+export type ReconcileOutcome<T> =
+  | { outcome: 'done'; value: T; cause: WakeCause | 'start' }
+  | { outcome: 'deadline' }
+  | { outcome: 'interrupted' };
+
+export interface ReconcileOptions<T> {
+  wakeup: Wakeup;
+  schedule: BackoffSchedule;
+  deadline?: number;
+  interrupt?: () => boolean;
+  /** Reads the registry and returns a value when the awaited state is reached, undefined otherwise. */
+  check: (cause: WakeCause | 'start') => Promise<T | undefined>;
+  /** Told before every wait when the next poll is due (for the status query). */
+  onWait?: (nextPollAt: number) => void;
+}
+
+/**
+ * Checks now, then after every wake or poll until `check` returns a value, the deadline passes or
+ * `interrupt` holds. A final check runs at the deadline, so an answer that came in at the last
+ * moment (a webhook lost at hour 47) is still seen.
+ */
+export async function reconcileUntil<T>(opts: ReconcileOptions<T>): Promise<ReconcileOutcome<T>> {
+  let cause: WakeCause | 'start' = 'start';
+  let attempt = 0;
+  for (;;) {
+    if (opts.interrupt?.()) return { outcome: 'interrupted' };
+    const since = opts.wakeup.current;
+    const value = await opts.check(cause);
+    if (value !== undefined) return { outcome: 'done', value, cause };
+    if (cause === 'timer') return { outcome: 'deadline' };
+    const pollInMs = backoffDelay(opts.schedule, attempt);
+    opts.onWait?.(Math.min(Date.now() + pollInMs, opts.deadline ?? Number.POSITIVE_INFINITY));
+    cause = await waitForWakePollOrDeadline({
+      wakeup: opts.wakeup,
+      since,
+      pollInMs,
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+      ...(opts.interrupt ? { interrupt: opts.interrupt } : {}),
+    });
+    if (cause === 'poll') attempt++;
+    if (cause === 'operator' && opts.interrupt?.()) return { outcome: 'interrupted' };
+  }
+}
