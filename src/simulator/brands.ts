@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brandUpdateGroups } from '../registry/brand-update-groups.js';
 import type { SimContext } from './context.js';
 import { ApiError, badRequest, ErrorCode, notFound, validationError } from './errors.js';
 import { brandEvent } from './events.js';
@@ -63,27 +64,8 @@ export const BrandUpdateSchema = z.object({
 
 type BrandInput = Partial<Record<keyof typeof brandFields, string>>;
 
-/** Update groups (spec, Brand update rules; membership defined by the simulator). */
-export const UPDATE_GROUPS: Record<1 | 2 | 3 | 4 | 5, BrandFieldName[]> = {
-  1: ['companyName', 'ein', 'einIssuingCountry', 'entityType'],
-  2: [
-    'phone',
-    'mobilePhone',
-    'email',
-    'website',
-    'vertical',
-    'brandRelationship',
-    'businessContactTitle',
-    'businessContactFirstName',
-    'businessContactLastName',
-    'altBusinessId',
-    'altBusinessIdType',
-    'referenceId',
-  ],
-  3: ['displayName', 'stockSymbol', 'stockExchange'],
-  4: ['businessContactEmail'],
-  5: ['street', 'city', 'state', 'postalCode', 'country'],
-};
+/** Update groups: the product's single definition (src/registry/brand-update-groups.ts). */
+export const UPDATE_GROUPS = brandUpdateGroups as Record<1 | 2 | 3 | 4 | 5, readonly BrandFieldName[]>;
 
 /** Fields every organization (all entity types but sole proprietors) must supply at registration. */
 const ORGANIZATION_REQUIRED: BrandFieldName[] = [

@@ -26,6 +26,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../activities/types.js';
+import {
+  brandUpdateGroups,
+  groupsOfPatch,
+  nextGroup3UpdateAllowedAt,
+} from '../registry/brand-update-groups.js';
 import { contactVerificationRequired, type EntityType } from '../registry/schemas.js';
 import { type AuditCause, appendAudit, emptyAuditTrail } from './audit.js';
 import {
@@ -53,7 +58,6 @@ import type {
   VetStatus,
 } from './brand-types.js';
 import { terminalBrandPhases } from './brand-types.js';
-import { brandUpdateGroups, groupsOfPatch, nextGroup3UpdateAllowedAt } from './brand-update-groups.js';
 import { DeliveryDedupe } from './delivery-dedupe.js';
 import { parkedEventsWorkflowId, vetWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';

@@ -1,7 +1,9 @@
 /**
  * Brand update groups (spec, "Brands" > "Brand update rules"). The spec gives each group's rule but
- * not its property names; this module is where the product assigns them, and docs/workflows.md
- * prints the same table. The correctBrand update validator checks a patch against it.
+ * not its property names; this module is the one place they are assigned. The brand workflow's
+ * correctBrand validator checks a patch against it, and the simulator enforces the same groups, so
+ * the product is never tested against rules it does not itself apply. docs/workflows.md prints the
+ * table. Pure data and functions: safe in workflow code.
  *
  * | Group | Fields | Rule | Forces re-verification |
  * |---|---|---|---|
