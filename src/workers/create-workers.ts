@@ -15,6 +15,11 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import {
+  createCampaignReadActivities,
+  createCampaignWriteActivities,
+} from '../activities/campaign-activities.js';
+import type { CampaignReadActivities, CampaignWriteActivities } from '../activities/campaign-types.js';
+import {
   createRegistryReadActivities,
   createRegistryWriteActivities,
   type RegistryClientResolver,
@@ -41,8 +46,8 @@ export interface CreateWorkersOptions {
   workflowTaskQueue?: string;
   /** Override activities per account (tests); default the real registry activities. */
   activitiesFor?: (account: CspAccountConfig) => {
-    reads: RegistryReadActivities;
-    writes: RegistryWriteActivities;
+    reads: RegistryReadActivities & Partial<CampaignReadActivities>;
+    writes: RegistryWriteActivities & Partial<CampaignWriteActivities>;
   };
 }
 
@@ -113,8 +118,8 @@ export async function createWorkers(
   );
   for (const account of config.accounts) {
     const activities = options.activitiesFor?.(account) ?? {
-      reads: createRegistryReadActivities(resolve),
-      writes: createRegistryWriteActivities(resolve),
+      reads: { ...createRegistryReadActivities(resolve), ...createCampaignReadActivities(resolve) },
+      writes: { ...createRegistryWriteActivities(resolve), ...createCampaignWriteActivities(resolve) },
     };
     workers.push(
       await Worker.create({

@@ -3,5 +3,6 @@
  * (src/workers/create-workers.ts); it must import nothing with side effects.
  */
 export { brandWorkflow } from './brand.js';
+export { campaignWorkflow } from './campaign.js';
 export { parkedEvents } from './parked-events.js';
 export { vetWorkflow } from './vet.js';

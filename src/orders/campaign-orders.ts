@@ -1,0 +1,217 @@
+/**
+ * The order-system API of campaign workflows: the campaign order schema (validated at the edge,
+ * before any workflow starts), start, steer (typed wrappers of the Updates), query and wait.
+ * Uses a Temporal `Client`; the workflow is referenced by name and type only.
+ */
+import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { z } from 'zod';
+import { ReferenceIdSchema } from '../registry/schemas.js';
+import type { campaignWorkflow } from '../workflows/campaign.js';
+import {
+  type ApproveFeeRequest,
+  acknowledgeUpdate,
+  approveFeeUpdate,
+  CampaignContentSchema,
+  campaignStatusQuery,
+  cancelCampaignUpdate,
+  type ResubmitRequest,
+  resubmitUpdate,
+  shareWithUpdate,
+} from '../workflows/campaign-messages.js';
+import type {
+  CampaignContent,
+  CampaignPhase,
+  CampaignStatus,
+  CampaignWorkflowOptions,
+} from '../workflows/campaign-types.js';
+import { campaignWorkflowId } from '../workflows/ids.js';
+import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
+import { accountNamePattern, WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+
+export const CampaignOrderSchema = z.object({
+  /** The CSP's reference: workflow id `campaign/{reference}`, sent to the registry as referenceId. */
+  reference: ReferenceIdSchema,
+  account: z.string().regex(accountNamePattern, 'account must be a configured CSP account name'),
+  /** The brand's reference (its workflow `brand/{brandReference}`). */
+  brandReference: ReferenceIdSchema,
+  /** The upstream partner to share with: another CSP or a DCA (GET /enum/cnp). */
+  upstreamCnpId: z.string().min(1, 'upstreamCnpId is required').max(100),
+  /** Wait for an operator's approveFee before the billed creation call. */
+  requireFeeApproval: z.boolean().optional(),
+  /** Campaign fields of POST /campaignBuilder except brandId and referenceId (set by the workflow). */
+  campaign: CampaignContentSchema,
+});
+export type CampaignOrderInput = z.input<typeof CampaignOrderSchema>;
+
+export interface CampaignOrder {
+  reference: string;
+  account: string;
+  brandReference: string;
+  upstreamCnpId: string;
+  requireFeeApproval: boolean;
+  campaign: CampaignContent;
+}
+
+export interface CampaignFieldError {
+  /** Dotted path, e.g. `campaign.description`. */
+  path: string;
+  message: string;
+}
+
+/** A refused campaign order: every field error, nothing started. */
+export class CampaignOrderValidationError extends Error {
+  override readonly name = 'CampaignOrderValidationError';
+  constructor(readonly errors: CampaignFieldError[]) {
+    super(`invalid campaign order: ${errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+  }
+}
+
+export function parseCampaignOrder(order: unknown): CampaignOrder {
+  const parsed = CampaignOrderSchema.safeParse(order);
+  if (!parsed.success)
+    throw new CampaignOrderValidationError(
+      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
+  return { ...parsed.data, requireFeeApproval: parsed.data.requireFeeApproval ?? false };
+}
+
+export interface StartCampaignOrderOptions {
+  /** Workflow task queue (default `tcr-workflows`). */
+  taskQueue?: string;
+  workflowOptions?: CampaignWorkflowOptions;
+}
+
+export type CampaignWorkflowHandle = WorkflowHandle<typeof campaignWorkflow>;
+
+export interface StartedCampaignOrder {
+  handle: CampaignWorkflowHandle;
+  order: CampaignOrder;
+  /** False when a closed workflow for this reference exists (REJECT_DUPLICATE: nothing started). A running one is returned with true (USE_EXISTING; the server does not say which). */
+  started: boolean;
+}
+
+/**
+ * Validates `order` (throws CampaignOrderValidationError naming every bad field, starting nothing)
+ * and starts `campaign/{reference}`. Starting the same order again returns the running workflow
+ * (conflict policy USE_EXISTING); a closed one is not started again (REJECT_DUPLICATE), and the
+ * registry's lookup by referenceId stands behind both, so an order is never created or billed twice.
+ */
+export async function startCampaignOrder(
+  client: Client,
+  order: unknown,
+  opts: StartCampaignOrderOptions = {},
+): Promise<StartedCampaignOrder> {
+  const parsed = parseCampaignOrder(order);
+  const workflowId = campaignWorkflowId(parsed.reference);
+  try {
+    const handle = await client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
+      workflowId,
+      taskQueue: opts.taskQueue ?? WORKFLOW_TASK_QUEUE,
+      args: [
+        {
+          reference: parsed.reference,
+          account: parsed.account,
+          brandReference: parsed.brandReference,
+          upstreamCnpId: parsed.upstreamCnpId,
+          requireFeeApproval: parsed.requireFeeApproval,
+          campaign: parsed.campaign,
+          ...(opts.workflowOptions ? { options: opts.workflowOptions } : {}),
+        },
+      ],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: BrandReferenceKey, value: parsed.brandReference },
+        { key: AccountKey, value: parsed.account },
+        { key: PhaseKey, value: 'awaiting-brand' },
+      ]),
+    });
+    return { handle, order: parsed, started: true };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      return { handle: campaignHandle(client, parsed.reference), order: parsed, started: false };
+    throw error;
+  }
+}
+
+export function campaignHandle(client: Client, reference: string): CampaignWorkflowHandle {
+  return client.workflow.getHandle<typeof campaignWorkflow>(campaignWorkflowId(reference));
+}
+
+export function getCampaignStatus(client: Client, reference: string): Promise<CampaignStatus> {
+  return campaignHandle(client, reference).query(campaignStatusQuery);
+}
+
+export function approveCampaignFee(
+  client: Client,
+  reference: string,
+  request: ApproveFeeRequest,
+): Promise<CampaignStatus> {
+  return campaignHandle(client, reference).executeUpdate(approveFeeUpdate, { args: [request] });
+}
+export function resubmitCampaign(
+  client: Client,
+  reference: string,
+  request: ResubmitRequest,
+): Promise<CampaignStatus> {
+  return campaignHandle(client, reference).executeUpdate(resubmitUpdate, { args: [request] });
+}
+export function shareCampaignWith(
+  client: Client,
+  reference: string,
+  upstreamCnpId: string,
+): Promise<CampaignStatus> {
+  return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [{ upstreamCnpId }] });
+}
+export function cancelCampaign(client: Client, reference: string, reason: string): Promise<CampaignStatus> {
+  return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [{ reason }] });
+}
+export function acknowledgeCampaignAction(
+  client: Client,
+  reference: string,
+  key: string,
+): Promise<CampaignStatus> {
+  return campaignHandle(client, reference).executeUpdate(acknowledgeUpdate, { args: [{ key }] });
+}
+
+/**
+ * Polls the status query until the campaign reaches one of `phases` (or a final phase), or
+ * `timeoutMs` passes. Returns the status; throws on timeout with the last phase seen.
+ */
+export async function waitForCampaignPhase(
+  client: Client,
+  reference: string,
+  phases: CampaignPhase | CampaignPhase[],
+  timeoutMs: number,
+  pollMs = 100,
+): Promise<CampaignStatus> {
+  const wanted = Array.isArray(phases) ? phases : [phases];
+  const deadline = Date.now() + timeoutMs;
+  let last: CampaignStatus | undefined;
+  for (;;) {
+    try {
+      // A query can stall while the workflow continues as new; do not let one stall the wait.
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), Math.max(100, Math.min(2_000, deadline - Date.now())));
+      });
+      last = (await Promise.race([getCampaignStatus(client, reference), stalled])) ?? last;
+      clearTimeout(timer);
+    } catch {
+      // Not started yet, or between runs of a continue-as-new: try again.
+    }
+    if (last && wanted.includes(last.phase)) return last;
+    if (last && (last.phase === 'expired' || last.phase === 'cancelled'))
+      throw new Error(
+        `campaign ${reference} ended in phase ${last.phase} while waiting for ${wanted.join(' | ')}`,
+      );
+    if (Date.now() >= deadline)
+      throw new Error(
+        `campaign ${reference} did not reach ${wanted.join(' | ')} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
+      );
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../workflows/campaign-types.js';

@@ -1,0 +1,169 @@
+/**
+ * Types of the campaign workflow: input, phases, status (the `status` query), carried state.
+ * Order systems import these (type-only) through src/orders/campaign-orders.ts.
+ */
+import type { CampaignSnapshot, MnoMetadataRecord } from '../activities/campaign-types.js';
+import type { CampaignCreation } from '../registry/schemas.js';
+import type { AuditTrail } from './audit.js';
+import type { OperatorAction, WaitingFor } from './brand-types.js';
+import type { BackoffSchedule } from './wait.js';
+
+export type CampaignPhase =
+  /** Waiting until the brand workflow is 'ready' and the registry confirms it. */
+  | 'awaiting-brand'
+  /** Campaign builder, use case and sub-use-case checks (reads only, nothing billed). */
+  | 'checking'
+  /** Refused before any fee: use case not supported, sub-use-case count, no qualifying MNO, or a 400 on create. Operator: resubmit or cancel. */
+  | 'refused'
+  /** requireFeeApproval: waiting for the operator's approveFee. */
+  | 'awaiting-fee-approval'
+  /** POST /campaignBuilder (billed once; idempotent by referenceId). */
+  | 'creating'
+  /** Sharing with the upstream partner (PUT sharing). */
+  | 'sharing'
+  /** Shared, PENDING: the partner decides. Change and rescind are refused. */
+  | 'share-pending'
+  /** DECLINED with an explanation: operator resubmits (changes) or shares with another partner. */
+  | 'share-declined'
+  /** ACCEPTED: waiting for CAMPAIGN_DCA_COMPLETE (all DCAs accepted). */
+  | 'awaiting-dca'
+  /** Accepted by all DCAs: may run on MNO networks. */
+  | 'running'
+  /** A political campaign whose brand's political vet expired: deactivated by the registry. */
+  | 'deactivated'
+  /** The registry reports the campaign EXPIRED. Final. */
+  | 'expired'
+  /** Cancelled by the operator. Final (a created campaign is left as it is at the registry). */
+  | 'cancelled';
+
+export const terminalCampaignPhases: readonly CampaignPhase[] = ['expired', 'cancelled'];
+
+/** One MNO's view of the campaign, from the registry's mnoMetadata. */
+export interface MnoView {
+  mnoId: string;
+  mno?: string;
+  qualify?: boolean;
+  mnoReview?: boolean;
+  mnoSupport?: boolean;
+  brandTier?: string | null;
+  brandDailyCap?: number | null;
+  /** Why this MNO would not accept the campaign (empty when it qualifies). */
+  reasons: string[];
+  /** Operation status reported by the registry (REGISTERED, SUSPENDED, ...) where known. */
+  operationStatus?: string;
+}
+
+export interface Suspension {
+  mnoId: string;
+  mnoName?: string;
+  at: string;
+  description?: string;
+}
+
+export interface Nudge {
+  nudgeIntent: string;
+  description?: string;
+  at: string;
+}
+
+export interface ShareAttempt {
+  upstreamCnpId: string;
+  sharingStatus: string;
+  explanation?: string;
+  sharedDate?: string;
+  statusDate?: string;
+}
+
+export interface CampaignStatus {
+  workflowType: 'campaign';
+  reference: string;
+  account: string;
+  brandReference: string;
+  phase: CampaignPhase;
+  brandId?: string;
+  campaignId?: string;
+  usecase: string;
+  /** Current upstream partner (the order's, or the operator's shareWith). */
+  upstreamCnpId: string;
+  requireFeeApproval: boolean;
+  feeApprovedBy?: string;
+  /** Expected monthly fee before creation (campaign builder), the registry's monthlyFee after. */
+  expectedMonthlyFee?: number;
+  monthlyFee?: number;
+  /** True once the registry has created (and billed) the campaign. */
+  created: boolean;
+  alreadyExisted?: boolean;
+  mno: MnoView[];
+  sharing?: ShareAttempt;
+  shareHistory: ShareAttempt[];
+  dcaComplete: boolean;
+  campaignStatus?: string;
+  autoRenewal?: boolean;
+  nextRenewalOrExpirationDate?: string;
+  expirationDate?: string;
+  suspensions: Suspension[];
+  nudges: Nudge[];
+  deactivated: boolean;
+  brandReadiness?: { workflowPhase: string; reasons: string[] };
+  refusal?: { reason: string; details: string[] };
+  waitingFor?: WaitingFor;
+  needsAction: OperatorAction[];
+  cancelReason?: string;
+  /** Webhook deliveries handled, and duplicates ignored (same deliveryId). */
+  deliveries: { received: number; duplicates: number };
+  /** Runs of this workflow id (1 + continue-as-new count). */
+  runs: number;
+  audit: AuditTrail;
+}
+
+export interface CampaignWorkflowOptions {
+  /** Poll schedule while waiting for the brand (default 1 min doubling to 1 h). */
+  brandPoll?: BackoffSchedule;
+  /** How long to wait for the brand before raising needs-action (default 7 days; it keeps waiting after). */
+  brandReadyDeadlineMs?: number;
+  /** Poll schedule while a share or DCA decision is pending (default 1 min doubling to 1 h). */
+  pendingPoll?: BackoffSchedule;
+  /** How long a share may stay PENDING (or DCA acceptance outstanding) before needs-action (default 7 days). */
+  decisionDeadlineMs?: number;
+  /** Slow reconciliation of a running campaign: expiry, renewal, suspensions (default 6 h). */
+  steadyPollMs?: number;
+  /** Continue-as-new when history reaches this many events (default 10 000; lowered in tests). */
+  continueAsNewAtHistoryLength?: number;
+  auditLimit?: number;
+  dedupeLimit?: number;
+}
+
+/** Campaign fields of an order: the client's CampaignCreation without brandId and referenceId. */
+export type CampaignContent = Omit<CampaignCreation, 'brandId' | 'referenceId'>;
+
+export interface CampaignWorkflowInput {
+  reference: string;
+  account: string;
+  brandReference: string;
+  upstreamCnpId: string;
+  requireFeeApproval?: boolean;
+  campaign: CampaignContent;
+  options?: CampaignWorkflowOptions;
+  /** Set by continue-as-new only. */
+  carried?: CampaignCarriedState;
+}
+
+export interface CampaignCarriedState {
+  status: CampaignStatus;
+  campaign: CampaignContent;
+  deliveries: string[];
+  claimedParked: boolean;
+  feeApproved: boolean;
+  snapshot?: CampaignSnapshot;
+  metadata?: Record<string, MnoMetadataRecord>;
+  decisionDeadline?: number;
+  brandDeadline?: number;
+  /** A CAMPAIGN_DCA_COMPLETE event was received (a hint; reads confirm the share is ACCEPTED). */
+  dcaEventSeen: boolean;
+}
+
+export interface CampaignResult {
+  phase: CampaignPhase;
+  campaignId?: string;
+  status: CampaignStatus;
+}

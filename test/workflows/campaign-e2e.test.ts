@@ -1,0 +1,196 @@
+/**
+ * End to end on the dev server: the simulator (its own share and DCA decisions, signed webhooks),
+ * the webhook ingress, the project's createWorkers (with the campaign activities and workflow added
+ * through its test hooks), and a brand order plus a campaign order started through the order API.
+ * Nothing is driven by the test: the registry's webhooks wake the workflows.
+ */
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createCampaignReadActivities,
+  createCampaignWriteActivities,
+} from '../../src/activities/campaign-activities.js';
+import {
+  createRegistryReadActivities,
+  createRegistryWriteActivities,
+} from '../../src/activities/registry-activities.js';
+import { parseIngressConfig } from '../../src/ingress/config.js';
+import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
+import { startBrandOrder } from '../../src/orders/brand-client.js';
+import { startCampaignOrder, waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
+import { RegistryClient } from '../../src/registry/client.js';
+import { SimulatorControl } from '../../src/simulator/control-client.js';
+import {
+  DEFAULT_ACCOUNT,
+  EVENT_CATEGORIES,
+  type RunningSimulator,
+  startSimulator,
+} from '../../src/simulator/index.js';
+import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import { CampaignIdKey, PhaseKey } from '../../src/workflows/search-attributes.js';
+import { privateBrand, qualifyingCampaign, uniqueRef } from '../fixtures/campaign-env.js';
+import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+
+const workflowsPath = fileURLToPath(new URL('../fixtures/campaign-workflows.ts', import.meta.url));
+const SECRET = 'e2e-webhook-secret';
+const ACCOUNT = 'e2e-local';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('brand order to running campaign, end to end', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let control: SimulatorControl;
+  let ingress: RunningIngress;
+  let workers: RunningWorkers;
+  let registry: RegistryClient;
+  const taskQueue = `e2e-${uniqueRef('wf')}`;
+
+  beforeAll(async () => {
+    env = await devServerEnv();
+    sim = await startSimulator({
+      delays: { contactVerificationSeconds: 1, shareDecisionSeconds: 1, dcaDecisionSeconds: 1 },
+      webhookTimeoutMs: 5_000,
+    });
+    control = new SimulatorControl(sim.url);
+    registry = new RegistryClient({
+      environment: 'local',
+      baseUrl: sim.url,
+      apiKey: DEFAULT_ACCOUNT.apiKey,
+      apiSecret: DEFAULT_ACCOUNT.apiSecret,
+    });
+    const port = await freePort();
+    const webhookUrl = `http://127.0.0.1:${port}/webhooks/registry`;
+    ingress = await startIngress({
+      config: parseIngressConfig({
+        TCR_WEBHOOK_URL: webhookUrl,
+        TCR_WEBHOOK_SECRETS: SECRET,
+        TCR_INGRESS_PORT: String(port),
+        TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
+      }),
+      client: env.client,
+      logger: pino({ level: 'silent' }),
+    });
+    await control.setWebhookSecret({ secret: SECRET });
+    for (const eventCategory of Object.keys(EVENT_CATEGORIES))
+      await registry.putWebhookSubscription({ eventCategory, webhookEndpoint: ingress.endpoint });
+
+    const bundle = await workflowBundle(workflowsPath);
+    workers = await createWorkers(
+      {
+        temporal: { address: env.address, namespace: 'default' },
+        accounts: [
+          {
+            name: ACCOUNT,
+            environment: 'local',
+            baseUrl: sim.url,
+            apiKey: DEFAULT_ACCOUNT.apiKey,
+            apiSecret: DEFAULT_ACCOUNT.apiSecret,
+          },
+        ],
+      },
+      {
+        connection: env.nativeConnection,
+        workflowBundle: { code: bundle.code },
+        workflowTaskQueue: taskQueue,
+        activitiesFor: () => {
+          const resolve = (name: string) => (name === ACCOUNT ? registry : undefined);
+          return {
+            reads: { ...createRegistryReadActivities(resolve), ...createCampaignReadActivities(resolve) },
+            writes: { ...createRegistryWriteActivities(resolve), ...createCampaignWriteActivities(resolve) },
+          };
+        },
+      },
+    );
+    void workers.run();
+  });
+
+  afterAll(async () => {
+    await workers?.shutdown();
+    await ingress?.close();
+    await registry?.close();
+    await sim?.close();
+    await env?.teardown();
+  });
+
+  it('a PUBLIC_PROFIT brand and its campaign: contact verification, creation, share, DCA, running', async () => {
+    const brandReference = uniqueRef('e2e-brand');
+    const reference = uniqueRef('e2e-camp');
+    const brand = await startBrandOrder(
+      env.client,
+      {
+        reference: brandReference,
+        account: ACCOUNT,
+        brand: privateBrand(brandReference, {
+          entityType: 'PUBLIC_PROFIT',
+          companyName: 'Acme Public Corp',
+          stockSymbol: 'ACME',
+          stockExchange: 'NASDAQ',
+          businessContactEmail: 'cfo@acme.example',
+        }),
+      },
+      { taskQueue },
+    );
+    // Ordered together: the campaign waits for the brand (contact verification by the registry).
+    const campaign = await startCampaignOrder(
+      env.client,
+      {
+        reference,
+        account: ACCOUNT,
+        brandReference,
+        upstreamCnpId: 'CSPUPSTREAM',
+        campaign: qualifyingCampaign(),
+      },
+      {
+        taskQueue,
+        workflowOptions: {
+          brandPoll: { initialMs: 500, maxMs: 2_000 },
+          pendingPoll: { initialMs: 60_000, maxMs: 60_000 },
+        },
+      },
+    );
+    try {
+      const running = await waitForCampaignPhase(env.client, reference, 'running', 45_000);
+      expect(running.created).toBe(true);
+      expect(running.sharing).toMatchObject({ upstreamCnpId: 'CSPUPSTREAM', sharingStatus: 'ACCEPTED' });
+      expect(running.dcaComplete).toBe(true);
+      // Webhooks (through the ingress) woke the share and DCA steps: the polls are a minute apart.
+      const webhookSteps = running.audit.entries.filter((e) => e.cause === 'webhook' && e.event === 'phase');
+      expect(webhookSteps.map((e) => e.to)).toEqual(expect.arrayContaining(['awaiting-dca', 'running']));
+      expect(running.deliveries.received).toBeGreaterThanOrEqual(3);
+
+      const fees = (await control.ledger()).filter(
+        (e) => e.kind === 'CAMPAIGN_REGISTRATION' && e.campaignId === running.campaignId,
+      );
+      expect(fees).toHaveLength(1);
+
+      // Visible in the Web UI by search attributes.
+      let found: string[] = [];
+      for (let i = 0; i < 50 && found.length === 0; i++) {
+        found = [];
+        for await (const wf of env.client.workflow.list({
+          query: `${PhaseKey.name} = "running" AND ${CampaignIdKey.name} = "${running.campaignId}"`,
+        }))
+          found.push(wf.workflowId);
+        if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(found).toEqual([`campaign/${reference}`]);
+    } finally {
+      await campaign.handle.terminate('test done').catch(() => undefined);
+      await brand.handle.terminate('test done').catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,424 @@
+/**
+ * The campaign workflow on the time-skipping test server with the real simulator, the real registry
+ * client and the real activities. Time only skips in `env.sleep` (and while awaiting a result), so
+ * each test controls exactly when a reconciliation poll or deadline fires.
+ */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import {
+  acknowledgeCampaignAction,
+  approveCampaignFee,
+  CampaignOrderValidationError,
+  cancelCampaign,
+  getCampaignStatus,
+  resubmitCampaign,
+  shareCampaignWith,
+  startCampaignOrder,
+  waitForCampaignPhase,
+} from '../../src/orders/campaign-orders.js';
+import type { CampaignWorkflowOptions } from '../../src/workflows/campaign-types.js';
+import {
+  type CampaignBench,
+  deliver,
+  privateBrand,
+  qualifyingCampaign,
+  startCampaignBench,
+  uniqueRef,
+} from '../fixtures/campaign-env.js';
+import { timeSkippingEnv } from '../support/temporal-env.js';
+
+const MINUTE = 60_000;
+
+let env: TestWorkflowEnvironment;
+let bench: CampaignBench;
+const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
+
+beforeAll(async () => {
+  env = await timeSkippingEnv();
+  bench = await startCampaignBench(env);
+});
+afterAll(async () => {
+  // Not terminated after each test: terminating a workflow while one of its activities runs leaves the
+  // Java test server's time-skipping lock held for that activity, and later env.sleep calls then run
+  // in real time. Earlier tests' workflows keep polling (harmlessly) until here.
+  await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
+  await bench?.close();
+  await env?.teardown();
+});
+
+async function readyBrand(): Promise<{ brandReference: string; brandId: string }> {
+  const brandReference = uniqueRef('brand');
+  const { handle } = await startBrandOrder(
+    env.client,
+    { reference: brandReference, account: bench.account, brand: privateBrand(brandReference) },
+    { taskQueue: bench.taskQueue },
+  );
+  handles.push(handle);
+  const status = await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
+  return { brandReference, brandId: status.brandId! };
+}
+
+async function order(
+  overrides: {
+    campaign?: Record<string, unknown>;
+    upstreamCnpId?: string;
+    requireFeeApproval?: boolean;
+    options?: CampaignWorkflowOptions;
+  } = {},
+) {
+  const { brandReference, brandId } = await readyBrand();
+  const reference = uniqueRef('camp');
+  const started = await startCampaignOrder(
+    env.client,
+    {
+      reference,
+      account: bench.account,
+      brandReference,
+      upstreamCnpId: overrides.upstreamCnpId ?? 'SINCH',
+      ...(overrides.requireFeeApproval !== undefined
+        ? { requireFeeApproval: overrides.requireFeeApproval }
+        : {}),
+      campaign: qualifyingCampaign(overrides.campaign),
+    },
+    { taskQueue: bench.taskQueue, ...(overrides.options ? { workflowOptions: overrides.options } : {}) },
+  );
+  handles.push(started.handle);
+  return { reference, brandReference, brandId, handle: started.handle };
+}
+
+async function fees(campaignId?: string) {
+  const ledger = await bench.control.ledger();
+  return ledger.filter(
+    (e) => e.kind === 'CAMPAIGN_REGISTRATION' && (!campaignId || e.campaignId === campaignId),
+  );
+}
+
+async function campaignsAtRegistry(reference: string) {
+  const page = await bench.registry.listCampaigns({ referenceId: reference });
+  return page.records.filter((c) => c.referenceId === reference);
+}
+
+async function refusedUpdate(call: Promise<unknown>): Promise<string> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+  return String((error as WorkflowUpdateFailedError).cause?.message ?? '');
+}
+
+describe('campaign order validation', () => {
+  it('refuses a bad order naming every field, starting nothing', async () => {
+    const error = await startCampaignOrder(env.client, {
+      reference: 'bad reference!',
+      account: bench.account,
+      brandReference: '',
+      upstreamCnpId: 'SINCH',
+      campaign: { usecase: 'ACCOUNT_NOTIFICATION', privacyPolicyLink: 'not a url' },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CampaignOrderValidationError);
+    const paths = (error as CampaignOrderValidationError).errors.map((e) => e.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'reference',
+        'brandReference',
+        'campaign.description',
+        'campaign.privacyPolicyLink',
+      ]),
+    );
+  });
+});
+
+describe('campaign lifecycle', () => {
+  it('happy path: brand ready → checks → created once → shared with a DCA → running; a second start changes nothing', async () => {
+    const { reference, handle, brandId } = await order();
+    const shared = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    expect(shared.brandId).toBe(brandId);
+    expect(shared.created).toBe(true);
+    expect(shared.campaignId).toMatch(/.+/);
+    // mnoMetadata kept and shown per MNO.
+    expect(shared.mno.length).toBeGreaterThan(0);
+    for (const m of shared.mno) {
+      expect(m).toMatchObject({ qualify: true });
+      expect(m.mno).toEqual(expect.any(String));
+      expect(m.brandTier).toEqual(expect.any(String));
+      expect(m.brandDailyCap).toEqual(expect.any(Number));
+      expect(typeof m.mnoReview).toBe('boolean');
+      expect(typeof m.mnoSupport).toBe('boolean');
+    }
+    const campaignId = shared.campaignId!;
+
+    // Same order again: same workflow, nothing new at the registry.
+    const again = await startCampaignOrder(
+      env.client,
+      {
+        reference,
+        account: bench.account,
+        brandReference: shared.brandReference,
+        upstreamCnpId: 'SINCH',
+        campaign: qualifyingCampaign(),
+      },
+      { taskQueue: bench.taskQueue },
+    );
+    expect(again.handle.workflowId).toBe(handle.workflowId);
+
+    await bench.control.acceptShare(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_SHARE_ACCEPT', campaignId, campaignReferenceId: reference });
+    await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
+    const running = await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+    expect(running.dcaComplete).toBe(true);
+    expect(running.sharing).toMatchObject({ upstreamCnpId: 'SINCH', sharingStatus: 'ACCEPTED' });
+    expect(running.monthlyFee).toEqual(expect.any(Number));
+    expect(running.nextRenewalOrExpirationDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(running.needsAction).toEqual([]);
+    expect(running.audit.entries.map((e) => e.to).filter(Boolean)).toEqual(
+      expect.arrayContaining(['checking', 'creating', 'sharing', 'share-pending', 'awaiting-dca', 'running']),
+    );
+    expect(await campaignsAtRegistry(reference)).toHaveLength(1);
+    expect(await fees(campaignId)).toHaveLength(1);
+  });
+
+  it('no qualifying MNO: refused with per-MNO reasons and no fee; a resubmit with the fix creates it', async () => {
+    const { reference, brandId } = await order({ campaign: { sample2: undefined } });
+    const refused = await waitForCampaignPhase(env.client, reference, 'refused', 20_000);
+    expect(refused.created).toBe(false);
+    expect(refused.refusal?.reason).toMatch(/no MNO/);
+    expect(refused.refusal?.details.length).toBeGreaterThan(1);
+    expect(refused.refusal?.details.join('\n')).toMatch(/sample messages/);
+    expect(refused.mno.every((m) => m.qualify === false && m.reasons.length > 0)).toBe(true);
+    expect(refused.needsAction.map((a) => a.key)).toContain('refused');
+    expect(await campaignsAtRegistry(reference)).toHaveLength(0);
+    expect((await bench.control.ledger()).filter((e) => e.brandId === brandId)).toEqual([]);
+
+    const after = await resubmitCampaign(env.client, reference, {
+      changes: { sample2: 'Acme: payment received. Reply STOP to opt out.' },
+    });
+    expect(after.created).toBe(true);
+    expect(await fees(after.campaignId)).toHaveLength(1);
+  });
+
+  it('decline then resubmit to the same partner; changes and cancel are refused while the share is PENDING', async () => {
+    const { reference, handle } = await order({ upstreamCnpId: 'CSPUPSTREAM' });
+    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const campaignId = pending.campaignId!;
+
+    expect(
+      await refusedUpdate(
+        resubmitCampaign(env.client, reference, { changes: { description: 'other text' } }),
+      ),
+    ).toMatch(/PENDING/);
+    expect(await refusedUpdate(shareCampaignWith(env.client, reference, 'SINCH'))).toMatch(/PENDING/);
+    expect(await refusedUpdate(cancelCampaign(env.client, reference, 'changed my mind'))).toMatch(/PENDING/);
+
+    await bench.control.declineShare(campaignId, 'Sample messages do not match the described use case');
+    await deliver(handle, { eventType: 'CAMPAIGN_SHARE_DELETE', campaignId, campaignReferenceId: reference });
+    const declined = await waitForCampaignPhase(env.client, reference, 'share-declined', 20_000);
+    expect(declined.sharing?.explanation).toBe('Sample messages do not match the described use case');
+    expect(declined.needsAction.find((a) => a.key === 'share-declined')?.reason).toMatch(/do not match/);
+
+    const resubmitted = await resubmitCampaign(env.client, reference, {
+      changes: { description: 'Account balance reminders; samples updated to match' },
+    });
+    expect(resubmitted.phase).toBe('share-pending');
+    expect(resubmitted.sharing).toMatchObject({ upstreamCnpId: 'CSPUPSTREAM', sharingStatus: 'PENDING' });
+    const record = await bench.registry.getCampaign(campaignId);
+    expect(record.description).toBe('Account balance reminders; samples updated to match');
+
+    // Accepted by the CSP partner, then its DCA accepts.
+    await bench.control.acceptShare(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_SHARE_ACCEPT', campaignId, campaignReferenceId: reference });
+    await waitForCampaignPhase(env.client, reference, 'awaiting-dca', 20_000);
+    await bench.control.dcaComplete(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
+    await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+    expect(await fees(campaignId)).toHaveLength(1);
+  });
+
+  it('decline then share with another partner', async () => {
+    const { reference, handle } = await order({ upstreamCnpId: 'CSPRELAY' });
+    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const campaignId = pending.campaignId!;
+    await bench.control.declineShare(campaignId, 'We do not carry this vertical');
+    await deliver(handle, { eventType: 'CAMPAIGN_SHARE_DELETE', campaignId, campaignReferenceId: reference });
+    await waitForCampaignPhase(env.client, reference, 'share-declined', 20_000);
+    // The same partner needs a change first.
+    expect(await refusedUpdate(shareCampaignWith(env.client, reference, 'CSPRELAY'))).toMatch(/declined/);
+    const shared = await shareCampaignWith(env.client, reference, 'SINCH');
+    expect(shared.phase).toBe('share-pending');
+    expect(shared.upstreamCnpId).toBe('SINCH');
+    expect(shared.shareHistory.map((s) => [s.upstreamCnpId, s.sharingStatus])).toEqual([
+      ['CSPRELAY', 'DECLINED'],
+      ['SINCH', 'PENDING'],
+    ]);
+  });
+
+  it('lost webhooks: the reconciliation poll finds the acceptance; duplicated webhooks act once', async () => {
+    const { reference, handle } = await order();
+    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const campaignId = pending.campaignId!;
+    await bench.control.acceptShare(campaignId); // SINCH is a DCA: accepted means DCA complete too
+    // No webhook at all: the next poll (1 minute) reads the sharing record and the MNO registration.
+    await env.sleep(2 * MINUTE);
+    const running = await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+    expect(running.audit.entries.some((e) => e.to === 'running' && e.cause === 'poll')).toBe(true);
+
+    const event = {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId,
+      campaignReferenceId: reference,
+      nudgeIntent: 'REVIEW',
+    };
+    const id = await deliver(handle, event);
+    await deliver(handle, event, id);
+    await deliver(handle, event, id);
+    const status = await getCampaignStatus(env.client, reference);
+    expect(status.deliveries.duplicates).toBe(2);
+    expect(status.nudges).toHaveLength(1);
+  });
+
+  it('timeout after commit on POST /campaignBuilder: exactly one campaign and one fee', async () => {
+    await bench.control.addFault({
+      kind: 'timeout-after-commit',
+      method: 'POST',
+      pathPattern: '^/v2/campaignBuilder$',
+      count: 1,
+      delayMs: 200,
+    });
+    const { reference } = await order();
+    const shared = await waitForCampaignPhase(env.client, reference, ['share-pending', 'refused'], 30_000);
+    expect(shared.refusal).toBeUndefined();
+    expect(shared.alreadyExisted).toBe(true);
+    expect(shared.mno.length).toBeGreaterThan(0);
+    expect(await campaignsAtRegistry(reference)).toHaveLength(1);
+    expect(await fees(shared.campaignId)).toHaveLength(1);
+    expect((await bench.control.faults()).length).toBe(0);
+  });
+
+  it('fee approval: waits for approveFee with the expected monthly fee; nothing billed before', async () => {
+    const { reference } = await order({ requireFeeApproval: true });
+    const waiting = await waitForCampaignPhase(env.client, reference, 'awaiting-fee-approval', 20_000);
+    expect(waiting.expectedMonthlyFee).toEqual(expect.any(Number));
+    expect(waiting.needsAction.find((a) => a.key === 'fee-approval')?.reason).toContain(
+      String(waiting.expectedMonthlyFee),
+    );
+    expect(await campaignsAtRegistry(reference)).toHaveLength(0);
+    expect(
+      await refusedUpdate(
+        approveCampaignFee(env.client, reference, {
+          approvedBy: 'ops',
+          maxMonthlyFee: waiting.expectedMonthlyFee! - 1,
+        }),
+      ),
+    ).toMatch(/maxMonthlyFee/);
+    const approved = await approveCampaignFee(env.client, reference, { approvedBy: 'ops@csp' });
+    expect(approved.created).toBe(true);
+    expect(approved.feeApprovedBy).toBe('ops@csp');
+    expect(await fees(approved.campaignId)).toHaveLength(1);
+  });
+
+  it('suspension and nudge raise needs-action per MNO; acknowledge clears them', async () => {
+    const { reference, handle } = await order();
+    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const campaignId = pending.campaignId!;
+    await bench.control.acceptShare(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
+    await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+
+    await bench.control.suspendCampaign(campaignId, 10017);
+    await deliver(handle, {
+      eventType: 'MNO_CAMPAIGN_OPERATION_SUSPENDED',
+      campaignId,
+      campaignReferenceId: reference,
+      mnoId: 10017,
+      mnoName: 'T-Mobile',
+    });
+    await deliver(handle, {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId,
+      campaignReferenceId: reference,
+      nudgeIntent: 'APPEAL_REJECTION',
+      description: 'please review samples',
+    });
+    const status = await getCampaignStatus(env.client, reference);
+    expect(status.suspensions).toEqual([expect.objectContaining({ mnoId: '10017', mnoName: 'T-Mobile' })]);
+    expect(status.nudges).toEqual([expect.objectContaining({ nudgeIntent: 'APPEAL_REJECTION' })]);
+    expect(status.needsAction.map((a) => a.key).sort()).toEqual([
+      'nudge-APPEAL_REJECTION',
+      'suspended-10017',
+    ]);
+    // A poll reads the MNO operation status: the suspension is not raised twice.
+    await env.sleep(7 * 60 * MINUTE);
+    const polled = await getCampaignStatus(env.client, reference);
+    expect(polled.suspensions).toHaveLength(1);
+    expect(polled.mno.find((m) => m.mnoId === '10017')?.operationStatus).toBe('SUSPENDED');
+    await acknowledgeCampaignAction(env.client, reference, 'suspended-10017');
+    const acked = await acknowledgeCampaignAction(env.client, reference, 'nudge-APPEAL_REJECTION');
+    expect(acked.needsAction).toEqual([]);
+    expect(acked.phase).toBe('running');
+  });
+
+  it('expiry: found by the slow reconciliation poll (no webhook); the workflow ends', async () => {
+    const { reference, handle } = await order();
+    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const campaignId = pending.campaignId!;
+    await bench.control.acceptShare(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
+    const running = await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+    expect(running.autoRenewal).toBe(true);
+    await bench.control.expireCampaign(campaignId);
+    const result = await handle.result(); // time skips to the next steady poll (6 h)
+    expect(result.phase).toBe('expired');
+    expect(result.status.campaignStatus).toBe('EXPIRED');
+    expect(result.status.expirationDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('continue-as-new keeps state', async () => {
+    const { reference, handle } = await order({ options: { continueAsNewAtHistoryLength: 60 } });
+    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const campaignId = pending.campaignId!;
+    await bench.control.acceptShare(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
+    await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+    for (let i = 0; i < 12; i++)
+      await deliver(handle, {
+        eventType: 'CAMPAIGN_UPDATE',
+        campaignId,
+        campaignReferenceId: reference,
+        description: `n${i}`,
+      });
+    let status = await waitForCampaignPhase(env.client, reference, 'running', 5_000);
+    for (let i = 0; i < 50 && status.runs < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await waitForCampaignPhase(env.client, reference, 'running', 5_000);
+    }
+    expect(status.runs).toBeGreaterThanOrEqual(2);
+    expect(status.phase).toBe('running');
+    expect(status.campaignId).toBe(campaignId);
+    const withoutOperation = (views: typeof status.mno) =>
+      views.map(({ operationStatus: _o, ...view }) => view);
+    expect(withoutOperation(status.mno)).toEqual(withoutOperation(pending.mno));
+    expect(status.mno.every((m) => m.operationStatus === 'REGISTERED')).toBe(true);
+    expect(status.audit.entries.some((e) => e.event === 'continue-as-new')).toBe(true);
+    // Deliveries seen before continue-as-new are still recognised as duplicates.
+    await deliver(handle, {
+      eventType: 'CAMPAIGN_UPDATE',
+      campaignId,
+      campaignReferenceId: reference,
+      description: 'n0',
+    });
+    const after = await waitForCampaignPhase(env.client, reference, 'running', 5_000);
+    expect(after.deliveries.duplicates).toBe(status.deliveries.duplicates + 1);
+    expect(await fees(campaignId)).toHaveLength(1);
+  });
+
+  it('cancel before creation ends the workflow with nothing created', async () => {
+    const { reference, handle } = await order({ requireFeeApproval: true });
+    await waitForCampaignPhase(env.client, reference, 'awaiting-fee-approval', 20_000);
+    await cancelCampaign(env.client, reference, 'customer withdrew');
+    const result = await handle.result();
+    expect(result.phase).toBe('cancelled');
+    expect(await campaignsAtRegistry(reference)).toHaveLength(0);
+  });
+});
