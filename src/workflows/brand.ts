@@ -20,6 +20,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -59,7 +60,7 @@ import type {
 } from './brand-types.js';
 import { terminalBrandPhases } from './brand-types.js';
 import { DeliveryDedupe } from './delivery-dedupe.js';
-import { parkedEventsWorkflowId, vetWorkflowId } from './ids.js';
+import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId, vetWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryActivities, registryRefusal } from './registry-activities.js';
 import { AccountKey, BrandIdKey, BrandReferenceKey, NeedsActionKey, PhaseKey } from './search-attributes.js';
@@ -587,6 +588,30 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   }
   syncSearchAttributes();
 
+  /**
+   * Events the ingress parked for this brand (by reference before the workflow existed, by registry id
+   * before visibility showed our TcrBrandId). Claimed on every run, continue-as-new included, because
+   * a parked workflow started after an earlier claim's grace period holds events no one else claims.
+   * Not found = nothing parked.
+   */
+  const claimParked = async (parkedWorkflowId: string) => {
+    try {
+      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
+        ownerWorkflowId: self,
+      });
+      audit('start', 'claimed-parked-events', parkedWorkflowId);
+    } catch {
+      // Nothing parked under this key.
+    }
+  };
+  // Versioned: histories recorded before this change claimed only by brand id, once per workflow.
+  const claimOnEveryRun = patched('claim-parked-by-reference-every-run');
+  const brandIdAtStart = status.brandId;
+  if (claimOnEveryRun) {
+    await claimParked(parkedEventsByReferenceWorkflowId('brand', input.reference));
+    if (brandIdAtStart) await claimParked(parkedEventsWorkflowId('brand', brandIdAtStart));
+  }
+
   while (!status.brandId && !terminal()) {
     const registered = await mutex.run(async () => {
       try {
@@ -617,7 +642,13 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     }
   }
 
-  if (status.brandId && !claimedParked) {
+  if (claimOnEveryRun) {
+    // Registered in this run: claim what was parked under the new id (earlier runs claimed above).
+    if (status.brandId && !brandIdAtStart) {
+      claimedParked = true;
+      await claimParked(parkedEventsWorkflowId('brand', status.brandId));
+    }
+  } else if (status.brandId && !claimedParked) {
     claimedParked = true;
     // Events that arrived for this brand id before we knew it were parked by the ingress.
     try {
