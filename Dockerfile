@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+# The product's image: one image, two roles. `tcr worker` (workflows + per-account registry activity
+# workers) and `tcr ingress` (signed webhook receiver). temporal-docker/docker-compose.yml runs both.
+# No secret is ever copied into or set in this image: configuration comes from the environment and
+# from Docker secrets at run time (docs/operations.md).
+
+ARG NODE_IMAGE=node:20.19.5-bookworm-slim
+
+# --- build: full dependencies, compile TypeScript to dist/ -----------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `npm install` honours package-lock.json; `npm ci` refuses lock files written by npm 11, which leave
+# out other platforms' optional binaries (scripts/setup.sh says more).
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- prod-deps: production dependencies only, from the same lock file --------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime -----------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+# Pinned tool versions: read by src/toolchain/paths.ts when `tcr dev` looks for a Temporal CLI.
+COPY --chown=root:root scripts/toolchain.env ./scripts/toolchain.env
+# The `node` user (uid 1000) ships with the image; the code is owned by root and read-only to it.
+USER node
+# 8470: webhook ingress (+ /healthz, /readyz, /metrics); 9464: worker Prometheus metrics.
+EXPOSE 8470 9464
+ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["worker"]

@@ -1,0 +1,104 @@
+/**
+ * Worker runtime telemetry: Prometheus metrics from the Temporal Core runtime (`temporal_*`, served
+ * at `http://{bindAddress}/metrics`) and the Runtime logger. Install once per process, before any
+ * connection or worker is created:
+ *
+ *   const obs = workerObservabilityFromEnv(process.env);
+ *   Runtime.install(runtimeTelemetryOptions({ ...obs, logger: pinoTemporalLogger(createLogger({ component: 'worker', level: obs.logLevel })) }));
+ */
+import type { Logger as TemporalLogger } from '@temporalio/common';
+import type { RuntimeOptions } from '@temporalio/worker';
+import { z } from 'zod';
+import type { PinoLevel } from './logger.js';
+
+export const DEFAULT_WORKER_METRICS_ADDRESS = '127.0.0.1:9464';
+
+export interface RuntimeTelemetryInput {
+  /** host:port for the Prometheus endpoint; undefined = no metrics exporter. */
+  prometheusBindAddress?: string | undefined;
+  /** The Runtime logger (see `pinoTemporalLogger`); default the SDK's stderr logger. */
+  logger?: TemporalLogger;
+  /** Forward Core's (Rust) logs to `logger` at this level and above (default WARN). */
+  coreLogLevel?: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Added to every metric as labels (for example `{ deployment: 'prod-east' }`). */
+  globalTags?: Record<string, string>;
+}
+
+/** Options for `Runtime.install(...)`: Prometheus exporter, forwarded Core logs, the logger. */
+export function runtimeTelemetryOptions(input: RuntimeTelemetryInput): RuntimeOptions {
+  const address = input.prometheusBindAddress;
+  if (address !== undefined) assertBindAddress(address);
+  return {
+    ...(input.logger ? { logger: input.logger } : {}),
+    telemetryOptions: {
+      ...(input.logger
+        ? { logging: { filter: { core: input.coreLogLevel ?? 'WARN', other: 'ERROR' }, forward: {} } }
+        : {}),
+      ...(address !== undefined
+        ? {
+            metrics: {
+              prometheus: { bindAddress: address },
+              ...(input.globalTags ? { globalTags: input.globalTags } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+const bindAddressPattern = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+function assertBindAddress(address: string): void {
+  const match = bindAddressPattern.exec(address);
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65535)
+    throw new Error(`prometheus bind address must be host:port with a port 1-65535, got "${address}"`);
+}
+
+export interface WorkerObservabilityConfig {
+  /** Undefined when metrics are switched off (`TCR_WORKER_METRICS_ADDRESS=off`). */
+  prometheusBindAddress: string | undefined;
+  logLevel: PinoLevel;
+}
+
+const EnvSchema = z.object({
+  TCR_WORKER_METRICS_ADDRESS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const v = value?.trim();
+      if (v === undefined || v === '') return DEFAULT_WORKER_METRICS_ADDRESS;
+      if (v === 'off') return undefined;
+      try {
+        assertBindAddress(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be host:port or "off", got "${v}"` });
+        return z.NEVER;
+      }
+      return v;
+    }),
+  TCR_WORKER_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info'),
+});
+
+/**
+ * Reads the worker's observability settings: TCR_WORKER_METRICS_ADDRESS (default 127.0.0.1:9464,
+ * `off` disables) and TCR_WORKER_LOG_LEVEL (pino level, default info). Errors name the variable.
+ */
+export function workerObservabilityFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): WorkerObservabilityConfig {
+  const parsed = EnvSchema.safeParse({
+    TCR_WORKER_METRICS_ADDRESS: env.TCR_WORKER_METRICS_ADDRESS,
+    TCR_WORKER_LOG_LEVEL: env.TCR_WORKER_LOG_LEVEL || undefined,
+  });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
+    throw new Error(`invalid observability configuration: ${problems.join('; ')}`);
+  }
+  return {
+    prometheusBindAddress: parsed.data.TCR_WORKER_METRICS_ADDRESS,
+    logLevel: parsed.data.TCR_WORKER_LOG_LEVEL,
+  };
+}

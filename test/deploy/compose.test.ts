@@ -1,0 +1,216 @@
+/**
+ * Static checks of the Docker deployment (no Docker engine runs here): the compose file parses, every
+ * image is pinned, every environment variable the product reads (scanned from src/) is named in the
+ * compose file or .env.example and documented in docs/operations.md, the Dockerfile's commands exist
+ * in the CLI, the search attributes registered equal the product's, no secret is baked into an image.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SearchAttributeType } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/run.js';
+import { loadWorkerConfig } from '../../src/config/worker-config.js';
+import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
+import { NOT_ENVIRONMENT, SYSTEM_VARIABLES, scanEnvironmentVariables } from './env-scan.js';
+import { parseYamlSubset, type YamlValue } from './yaml-subset.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+type Obj = { [key: string]: YamlValue };
+const isObj = (v: YamlValue | undefined): v is Obj =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+function obj(v: YamlValue | undefined, what: string): Obj {
+  if (!isObj(v)) throw new Error(`${what} is not a mapping`);
+  return v;
+}
+
+const composeText = read('temporal-docker/docker-compose.yml');
+const compose = obj(parseYamlSubset(composeText), 'compose file');
+const services = obj(compose.services, 'services');
+const envExample = read('temporal-docker/.env.example');
+const dockerfile = read('Dockerfile');
+const operations = () => (existsSync(join(root, 'docs/operations.md')) ? read('docs/operations.md') : '');
+const scan = scanEnvironmentVariables(root);
+
+function environmentOf(name: string): Obj {
+  const env = obj(services[name], name).environment;
+  return env === undefined || env === null ? {} : obj(env, `${name}.environment`);
+}
+
+/** Variables the product reads, minus system ones the deployment does not set. */
+const productVariables = [...scan.variables.keys()].filter((n) => !Object.hasOwn(SYSTEM_VARIABLES, n)).sort();
+
+/** `NAME` as a whole word (so TCR_ACCOUNTS does not count as named by TCR_ACCOUNTS_FILE). */
+const namedIn = (text: string, name: string) =>
+  new RegExp(`(^|[^A-Za-z0-9_<>])${name.replace(/[<>]/g, '\\$&')}([^A-Za-z0-9_]|$)`, 'm').test(text);
+
+describe('temporal-docker/docker-compose.yml', () => {
+  it('parses and has the expected services', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      ['ingress', 'postgresql', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'worker'].sort(),
+    );
+  });
+
+  it('parses to the same document with PyYAML, when the machine has it', (ctx) => {
+    let json: string;
+    try {
+      json = execFileSync(
+        'python3',
+        ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'],
+        { input: composeText, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] },
+      );
+    } catch {
+      ctx.skip();
+      return;
+    }
+    expect(JSON.parse(json)).toEqual(compose);
+  });
+
+  it('pins every image to a version (no latest, no bare name)', () => {
+    for (const [name, raw] of Object.entries(services)) {
+      const image = obj(raw, name).image;
+      expect(typeof image, `${name} has an image`).toBe('string');
+      const tag = String(image).split(':')[1] ?? '';
+      expect(tag, `${name} image ${String(image)}`).toMatch(/^\d+\.\d+(\.\d+)?([-.][\w.-]+)?$/);
+      expect(String(image)).not.toContain('${');
+    }
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:\d+\.\d+\.\d+-bookworm-slim$/m);
+    for (const from of dockerfile.match(/^FROM .*/gm) ?? [])
+      expect(from).toMatch(/^FROM \$\{NODE_IMAGE\} AS /);
+  });
+
+  it('has a health check on every long-running service, and the product waits for the setup job', () => {
+    for (const [name, raw] of Object.entries(services)) {
+      if (name === 'temporal-admin-tools') continue;
+      const healthcheck = obj(obj(raw, name).healthcheck, `${name}.healthcheck`);
+      expect(Array.isArray(healthcheck.test), `${name} healthcheck.test`).toBe(true);
+    }
+    const workerDeps = obj(obj(services.worker, 'worker').depends_on, 'worker.depends_on');
+    expect(obj(workerDeps['temporal-admin-tools'], 'dep').condition).toBe('service_completed_successfully');
+    expect(obj(services['temporal-admin-tools'], 'admin').restart).toBe('no');
+  });
+
+  it('registers exactly the search attributes the workflows use, with their types', () => {
+    const pairs = String(environmentOf('temporal-admin-tools').TCR_SEARCH_ATTRIBUTES).split(/\s+/);
+    const registered = Object.fromEntries(pairs.map((p) => p.split('=') as [string, string]));
+    const typeName: Record<string, string> = {
+      [SearchAttributeType.KEYWORD]: 'Keyword',
+      [SearchAttributeType.BOOL]: 'Bool',
+      [SearchAttributeType.TEXT]: 'Text',
+      [SearchAttributeType.INT]: 'Int',
+      [SearchAttributeType.DOUBLE]: 'Double',
+      [SearchAttributeType.DATETIME]: 'Datetime',
+      [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+    };
+    const expected = Object.fromEntries(allSearchAttributeKeys.map((k) => [k.name, typeName[k.type]]));
+    expect(registered).toEqual(expected);
+    const script = read('temporal-docker/register-search-attributes.sh');
+    expect(script).toContain('temporal operator search-attribute create');
+    expect(script).toContain('$TCR_SEARCH_ATTRIBUTES');
+    const volumes = obj(services['temporal-admin-tools'], 'admin').volumes as string[];
+    expect(volumes.some((v) => v.startsWith('./register-search-attributes.sh:'))).toBe(true);
+  });
+
+  it('runs the worker and ingress from the project image with commands the CLI has', () => {
+    expect(dockerfile).toContain('ENTRYPOINT ["node", "dist/cli/main.js"]');
+    expect(read('src/cli/main.ts')).toMatch(/runCli|commands/);
+    const worker = obj(services.worker, 'worker');
+    const ingress = obj(services.ingress, 'ingress');
+    for (const service of [worker, ingress]) {
+      expect(obj(service.build, 'build').dockerfile).toBe('Dockerfile');
+      expect(obj(service.build, 'build').context).toBe('..');
+    }
+    expect(ingress.image).toBe(worker.image);
+    for (const service of [worker, ingress]) {
+      const [command] = service.command as string[];
+      expect(Object.hasOwn(commands, command as string), `tcr ${String(command)} exists`).toBe(true);
+    }
+    expect((worker.command as string[])[0]).toBe('worker');
+    expect((ingress.command as string[])[0]).toBe('ingress');
+    // Servers inside containers must listen beyond loopback to be reachable and scraped.
+    expect(environmentOf('ingress').TCR_INGRESS_HOST).toBe('0.0.0.0');
+    expect(environmentOf('worker').TCR_WORKER_METRICS_ADDRESS).toBe('0.0.0.0:9464');
+  });
+
+  it('builds a production image that runs as a non-root user with prod dependencies only', () => {
+    expect(dockerfile).toMatch(/npm install --no-audit/);
+    expect(dockerfile).toMatch(/npm install --omit=dev/);
+    expect(dockerfile).toContain('RUN npm run build');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toContain('COPY --from=prod-deps');
+    expect(runtime).toContain('/app/dist ./dist');
+    // Every file the image copies must be in the build context .dockerignore lets through.
+    const dockerignore = read('.dockerignore');
+    for (const m of dockerfile.matchAll(/^COPY (?!--from)(?:--\S+ )*(.+) \S+$/gm)) {
+      for (const source of (m[1] as string).split(' ')) {
+        expect(existsSync(join(root, source)), `${source} exists`).toBe(true);
+        expect(dockerignore, `${source} allowed in .dockerignore`).toMatch(
+          new RegExp(`^!${source.replace(/\./g, '\\.')}(/\\*\\*)?$`, 'm'),
+        );
+      }
+    }
+    expect(dockerignore).toMatch(/^\*\*\/\.env$/m);
+  });
+
+  it('never bakes a secret into an image or writes one literally into the compose file', () => {
+    const secretName = /SECRET|PASSWORD|PWD|API_KEY|TOKEN/;
+    for (const m of dockerfile.matchAll(/^(?:ENV|ARG)\s+(\w+)/gm)) expect(m[1]).not.toMatch(secretName);
+    for (const name of Object.keys(services)) {
+      for (const [variable, value] of Object.entries(environmentOf(name))) {
+        if (secretName.test(variable) && variable !== 'TCR_SEARCH_ATTRIBUTES')
+          expect(String(value), `${name}.${variable}`).toMatch(/^\$\{[A-Z0-9_]+(:?[-?][^}]*)?\}$/);
+      }
+    }
+    // The CSP credentials reach the worker as a Docker secret file, not an environment value.
+    expect(environmentOf('worker').TCR_ACCOUNTS_FILE).toBe('/run/secrets/tcr_accounts');
+    expect(environmentOf('worker').TCR_ACCOUNTS).toBeUndefined();
+    expect(obj(obj(compose.secrets, 'secrets').tcr_accounts, 'tcr_accounts').file).toBe(
+      './secrets/accounts.json',
+    );
+    expect(read('temporal-docker/.gitignore')).toMatch(/^\.env$/m);
+  });
+
+  it('ships an accounts example that the worker configuration accepts', () => {
+    const config = loadWorkerConfig({
+      TCR_ACCOUNTS_FILE: join(root, 'temporal-docker/accounts.example.json'),
+    });
+    expect(config.accounts.map((a) => a.name)).toEqual(['acme']);
+  });
+});
+
+describe('environment variables', () => {
+  it('the scan finds the variables of every part (worker, ingress, registry, CLI)', () => {
+    for (const known of [
+      'TEMPORAL_ADDRESS',
+      'TCR_ACCOUNTS_FILE',
+      'TCR_WEBHOOK_SECRETS',
+      'TCR_INGRESS_LOG_LEVEL',
+      'TCR_REGISTRY_TIMEOUT_MS',
+      'TCR_REGISTRY_<ENV>_API_SECRET',
+      'TCR_WORKER_METRICS_ADDRESS',
+    ])
+      expect(productVariables).toContain(known);
+  });
+
+  it('names every variable the product reads in the compose file or .env.example', () => {
+    const missing = productVariables.filter((n) => !namedIn(composeText, n) && !namedIn(envExample, n));
+    expect(missing, 'add them to temporal-docker/.env.example (or docker-compose.yml)').toEqual([]);
+  });
+
+  it('documents every variable the product reads in docs/operations.md', () => {
+    const missing = [...scan.variables.keys()].filter((n) => !namedIn(operations(), n));
+    expect(missing, 'add them to the configuration table of docs/operations.md').toEqual([]);
+  });
+
+  it('excludes only names that are really not read from the environment', () => {
+    for (const name of Object.keys(NOT_ENVIRONMENT)) expect(scan.directReads.has(name)).toBe(false);
+  });
+
+  it('gives every product variable interpolated in compose a value in .env.example', () => {
+    const interpolated = new Set([...composeText.matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1] as string));
+    for (const name of interpolated) expect(envExample, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+});
