@@ -1,0 +1,248 @@
+/**
+ * The local stack in one process: the Temporal dev server (child process, SQLite under the data
+ * folder, Web UI), the registry simulator, the workers and the webhook ingress subscribed to the
+ * simulator, plus the example orders and a progress watcher. `startLocalStack` is what `tcr dev`
+ * (npm start) runs; tests start it on free ports with a temporary data folder.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  createCampaignReadActivities,
+  createCampaignWriteActivities,
+} from '../activities/campaign-activities.js';
+import {
+  createRegistryReadActivities,
+  createRegistryWriteActivities,
+} from '../activities/registry-activities.js';
+import type { WorkerConfig } from '../config/worker-config.js';
+import {
+  createIngressClient,
+  parseIngressConfig,
+  type RunningIngress,
+  startIngress,
+} from '../ingress/index.js';
+import { SimulatorControl } from '../simulator/control-client.js';
+import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../simulator/index.js';
+import { createWorkers, type RunningWorkers, registryResolver } from '../workers/create-workers.js';
+import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+import { type ExampleSubmission, loadExamples, submitExamples } from './examples.js';
+import {
+  DEFAULT_TIME_SCALE,
+  defaultDataDir,
+  defaultExamplesDir,
+  LOCAL_ACCOUNT_NAME,
+  type LocalStackOptions,
+} from './options.js';
+import { portOrFree } from './ports.js';
+import { ProgressWatcher } from './progress.js';
+import { type RunningDevServer, startDevServer } from './temporal-dev-server.js';
+import { localWebhookSecret, subscribeIngress } from './webhooks.js';
+
+export type { LocalStackOptions } from './options.js';
+export { DEFAULT_TIME_SCALE, LOCAL_ACCOUNT_NAME } from './options.js';
+export { formatChange, type ProgressChange, ProgressWatcher, type WorkflowProgress } from './progress.js';
+
+export interface LocalStackUrls {
+  /** Temporal Web UI, e.g. http://127.0.0.1:8233 */
+  webUi: string;
+  /** Temporal frontend (gRPC) host:port. */
+  temporal: string;
+  namespace: string;
+  /** Simulator registry API base (…/v2). */
+  simulatorApi: string;
+  /** Simulator control API base (…/control). */
+  simulatorControl: string;
+  /** The webhook URL registered with the simulator. */
+  ingressWebhook: string;
+  /** Ingress health / readiness / metrics. */
+  ingressHealth: string;
+  ingressMetrics: string;
+}
+
+export interface LocalStack {
+  urls: LocalStackUrls;
+  dataDir: string;
+  /** A Temporal client on the stack's namespace. */
+  client: Client;
+  /** The simulator's control API. */
+  control: SimulatorControl;
+  /** What the example submission did (undefined with examples: false). */
+  examples?: ExampleSubmission;
+  /** The progress watcher (undefined with progress: false). */
+  progress?: ProgressWatcher;
+  /** Stops everything, in order: progress, ingress, workers (graceful), simulator (flushes state), dev server. */
+  stop(): Promise<void>;
+}
+
+/** The workflow module the stack's worker bundles (the .ts source under vitest, the .js build otherwise). */
+export function stackWorkflowsPath(): string {
+  const js = fileURLToPath(new URL('./workflows.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('./workflows.ts', import.meta.url));
+}
+
+const silent = () => {};
+const bundlerLogger = {
+  log: silent,
+  trace: silent,
+  debug: silent,
+  info: silent,
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? silent;
+  const dataDir = options.dataDir ?? defaultDataDir();
+  const namespace = options.namespace ?? 'default';
+  mkdirSync(dataDir, { recursive: true });
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const step of cleanups.splice(0).reverse()) await step().catch(() => undefined);
+  };
+
+  try {
+    // Bundling takes seconds of CPU: start it while the dev server boots.
+    const bundle: Promise<WorkflowBundleOption> = options.workflowBundle
+      ? Promise.resolve(options.workflowBundle)
+      : bundleWorkflowCode({ workflowsPath: stackWorkflowsPath(), logger: bundlerLogger });
+    bundle.catch(() => undefined);
+
+    // 1. Temporal dev server.
+    const temporalPort = await portOrFree(options.temporalPort ?? 7233);
+    const uiPort = await portOrFree(options.uiPort ?? 8233);
+    const devServer: RunningDevServer = await startDevServer({
+      port: temporalPort,
+      uiPort,
+      namespace,
+      dbFile: join(dataDir, 'temporal.sqlite'),
+      output: options.devServerOutput ? 'inherit' : 'ignore',
+    });
+    cleanups.push(() => devServer.stop());
+    log(`Temporal dev server ready on ${devServer.address}`);
+
+    const connection = await Connection.connect({ address: devServer.address });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace });
+
+    // 2. Simulator.
+    const simulator: RunningSimulator = await startSimulator({
+      port: options.simulatorPort ?? 8480,
+      stateFile: join(dataDir, 'simulator.json'),
+      timeScale: options.timeScale ?? DEFAULT_TIME_SCALE,
+      ...(options.simulatorDelays ? { delays: options.simulatorDelays } : {}),
+    });
+    cleanups.push(() => simulator.close());
+    const control = new SimulatorControl(simulator.url);
+
+    // 3. Workers: the product's workflows and the local account's registry activities.
+    const config: WorkerConfig = {
+      temporal: { address: devServer.address, namespace },
+      accounts: [
+        {
+          name: LOCAL_ACCOUNT_NAME,
+          environment: 'local',
+          baseUrl: simulator.url,
+          apiKey: DEFAULT_ACCOUNT.apiKey,
+          apiSecret: DEFAULT_ACCOUNT.apiSecret,
+          cspId: DEFAULT_ACCOUNT.cspId,
+        },
+      ],
+    };
+    const resolve = registryResolver(config.accounts);
+    const workers: RunningWorkers = await createWorkers(config, {
+      workflowBundle: await bundle,
+      activitiesFor: () => ({
+        reads: { ...createRegistryReadActivities(resolve), ...createCampaignReadActivities(resolve) },
+        writes: { ...createRegistryWriteActivities(resolve), ...createCampaignWriteActivities(resolve) },
+      }),
+    });
+    const workersRun = workers.run().catch((error: unknown) => {
+      log(`worker failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    cleanups.push(async () => {
+      await workers.shutdown();
+      await workersRun;
+    });
+
+    // 4. Ingress, subscribed to every event category of the simulator.
+    const ingressPort = await portOrFree(options.ingressPort ?? 8470);
+    const webhookUrl = `http://127.0.0.1:${ingressPort}/webhooks/registry`;
+    const secret = localWebhookSecret(dataDir);
+    const ingressConfig = parseIngressConfig({
+      TCR_INGRESS_HOST: '127.0.0.1',
+      TCR_INGRESS_PORT: String(ingressPort),
+      TCR_WEBHOOK_URL: webhookUrl,
+      TCR_WEBHOOK_SECRETS: secret,
+      // The stack's worker hosts parkedEvents with every other workflow.
+      TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
+      TEMPORAL_ADDRESS: devServer.address,
+      TEMPORAL_NAMESPACE: namespace,
+      TCR_INGRESS_LOG_LEVEL: options.ingressLogLevel ?? 'warn',
+    });
+    const ingressClient = createIngressClient(ingressConfig);
+    cleanups.push(() => ingressClient.connection.close());
+    const ingress: RunningIngress = await startIngress({ config: ingressConfig, client: ingressClient });
+    cleanups.push(() => ingress.close());
+    await subscribeIngress({
+      simulatorUrl: simulator.url,
+      control,
+      account: DEFAULT_ACCOUNT,
+      webhookUrl,
+      secret,
+    });
+
+    // 5. Progress, then 6. examples (so their first phases show).
+    let stopping = false;
+    let progress: ProgressWatcher | undefined;
+    if (options.progress !== false) {
+      progress = new ProgressWatcher(client, options.onProgress ?? silent);
+      progress.start();
+      cleanups.push(() => progress?.stop() ?? Promise.resolve());
+    }
+    let examples: ExampleSubmission | undefined;
+    if (options.examples !== false) {
+      examples = await submitExamples(
+        client,
+        dataDir,
+        loadExamples(options.examplesDir ?? defaultExamplesDir()),
+        {
+          log,
+          isStopping: () => stopping,
+        },
+      );
+      const pending = examples.done;
+      cleanups.push(() => pending);
+    }
+
+    const urls: LocalStackUrls = {
+      webUi: devServer.uiUrl,
+      temporal: devServer.address,
+      namespace,
+      simulatorApi: simulator.apiBaseUrl,
+      simulatorControl: `${simulator.url}/control`,
+      ingressWebhook: webhookUrl,
+      ingressHealth: `${ingress.url}/healthz`,
+      ingressMetrics: `${ingress.url}/metrics`,
+    };
+    let stopped: Promise<void> | undefined;
+    return {
+      urls,
+      dataDir,
+      client,
+      control,
+      ...(examples ? { examples } : {}),
+      ...(progress ? { progress } : {}),
+      stop() {
+        stopping = true;
+        stopped ??= cleanup();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
