@@ -35,6 +35,12 @@ import {
   WORKFLOW_TASK_QUEUE,
 } from '../workflows/task-queues.js';
 
+/**
+ * On shutdown, a registry call in flight gets this long to finish before its activity is cancelled:
+ * a write that reached the registry then reports its result instead of being retried elsewhere.
+ */
+export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
+
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 
 export interface CreateWorkersOptions {
@@ -128,6 +134,7 @@ export async function createWorkers(
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
         maxTaskQueueActivitiesPerSecond: REGISTRY_READS_PER_SECOND,
+        shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       }),
       await Worker.create({
         connection,
@@ -135,6 +142,7 @@ export async function createWorkers(
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
         maxTaskQueueActivitiesPerSecond: REGISTRY_WRITES_PER_SECOND,
+        shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       }),
     );
   }
