@@ -129,7 +129,11 @@ describe('brand onboarding', () => {
         { taskQueue },
       );
       track(handle);
-      const waiting = await waitForStatus(handle, (s) => s.phase === 'awaiting-contact-verification');
+      // Wait until the loop waits (its first read done), so only the webhook can move it on.
+      const waiting = await waitForStatus(
+        handle,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor !== undefined,
+      );
       await handle.signal(
         registryEventSignal,
         delivery({ eventType: 'SOMETHING_NEW_FROM_THE_REGISTRY', brandId: waiting.brandId! }),

@@ -1,0 +1,104 @@
+/**
+ * End to end on the dev server: the registry simulator, the real worker wiring (createWorkers with a
+ * prebuilt bundle, default task queues), the ingress subscribed to the simulator's signed webhooks,
+ * and an order started through startBrandOrder. The contact verification done at the simulator
+ * reaches the workflow as a webhook (long before its first 1-minute poll), and the brand is found by
+ * a visibility query on its search attributes, as an operator would in the Web UI.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningIngress } from '../../src/ingress/server.js';
+import { startBrandOrder } from '../../src/orders/index.js';
+import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import type { BrandStatus } from '../../src/workflows/brand-types.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
+import {
+  endTrackedWorkflows,
+  publicProfitRegistration,
+  waitForStatus,
+  workflowsPath,
+} from '../fixtures/workflow-harness.js';
+import {
+  type SimulatorHarness,
+  simulatorAccount,
+  startSubscribedIngress,
+  startTestSimulator,
+} from '../fixtures/workflow-simulator.js';
+import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+
+const ACCOUNT = 'acme-e2e';
+
+describe('brand order end to end (dev server, simulator, createWorkers, ingress)', () => {
+  let env: TestWorkflowEnvironment;
+  let harness: SimulatorHarness;
+  let workers: RunningWorkers;
+  let running: Promise<void>;
+  let ingress: RunningIngress;
+
+  beforeAll(async () => {
+    env = await devServerEnv();
+    harness = await startTestSimulator(); // the spec's rate limits, real time
+    workers = await createWorkers(
+      {
+        temporal: { address: 'unused (connection given)', namespace: 'default' },
+        accounts: [simulatorAccount(harness.sim, ACCOUNT)],
+      },
+      { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
+    );
+    running = workers.run();
+    ingress = await startSubscribedIngress(env.client, harness, ['BRAND', 'VETTING'], WORKFLOW_TASK_QUEUE);
+  }, 120_000);
+
+  afterAll(async () => {
+    await ingress?.close();
+    await workers?.shutdown();
+    await running?.catch(() => undefined);
+    await harness?.sim.close();
+    await env?.teardown();
+  });
+
+  it('a PUBLIC_PROFIT order reaches ready, woken by the webhook, and is found by its search attributes', async () => {
+    const reference = `e2e-${randomUUID().slice(0, 8)}`;
+    const brand = { ...publicProfitRegistration(), businessContactEmail: 'cfo.NOVERIFY@acme.example' };
+    const { handle } = await startBrandOrder(env.client, { reference, account: ACCOUNT, brand });
+    try {
+      const waiting = await waitForStatus(
+        handle,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor !== undefined,
+        30_000,
+      );
+      const brandId = waiting.brandId!;
+      await harness.control.verifyContact(brandId);
+      await harness.control.waitForDelivery(
+        (d) =>
+          d.outcome === 'DELIVERED' &&
+          d.eventType === 'BRAND_CONTACT_VERIFIED' &&
+          d.event.brandId === brandId,
+        { timeoutMs: 10_000 },
+      );
+      const ready = await waitForStatus(handle, (s: BrandStatus) => s.phase === 'ready', 20_000);
+      const transition = ready.audit.entries.find((e) => e.event === 'phase' && e.to === 'ready');
+      // The first poll is a minute away: only the webhook can have woken it this soon.
+      expect(transition?.cause).toBe('webhook');
+      expect(
+        ready.audit.entries.some((e) => e.cause === 'webhook' && e.detail === 'BRAND_CONTACT_VERIFIED'),
+      ).toBe(true);
+      expect(ingress.metrics.snapshot().rejected).toEqual({});
+
+      const query = `TcrBrandId = "${brandId}" AND TcrPhase = "ready" AND TcrAccount = "${ACCOUNT}"`;
+      const deadline = Date.now() + 15_000;
+      let found: string[] = [];
+      while (Date.now() < deadline) {
+        found = [];
+        for await (const w of env.client.workflow.list({ query })) found.push(w.workflowId);
+        if (found.length > 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(found).toEqual([handle.workflowId]);
+      expect(handle.workflowId).toBe(`brand/${reference}`);
+    } finally {
+      await endTrackedWorkflows([handle]);
+    }
+  }, 90_000);
+});

@@ -1,0 +1,88 @@
+/**
+ * createWorkers: the task queues and server-side rate limits per account, the real registry
+ * activities, and a graceful shutdown that lets a registry call in flight finish.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkers } from '../../src/workers/create-workers.js';
+import {
+  REGISTRY_READS_PER_SECOND,
+  REGISTRY_WRITES_PER_SECOND,
+  WORKFLOW_TASK_QUEUE,
+} from '../../src/workflows/task-queues.js';
+import { registerSearchAttributes, workflowsPath } from '../fixtures/workflow-harness.js';
+import {
+  type SimulatorHarness,
+  simulatorAccount,
+  startTestSimulator,
+} from '../fixtures/workflow-simulator.js';
+import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
+
+let env: TestWorkflowEnvironment;
+let harness: SimulatorHarness;
+beforeAll(async () => {
+  env = await timeSkippingEnv();
+  await registerSearchAttributes(env);
+  harness = await startTestSimulator({ rateLimits: false });
+});
+afterAll(async () => {
+  await harness?.sim.close();
+  await env?.teardown();
+});
+
+describe('createWorkers', () => {
+  it('runs the workflow queue and, per account, a reads and a writes queue with the spec budget', async () => {
+    const workers = await createWorkers(
+      {
+        temporal: { address: 'unused:7233', namespace: 'default' },
+        accounts: [simulatorAccount(harness.sim, 'alpha'), simulatorAccount(harness.sim, 'beta')],
+      },
+      { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
+    );
+    const run = workers.run();
+    try {
+      const queues = workers.workers.map((w) => [
+        w.options.taskQueue,
+        w.options.maxTaskQueueActivitiesPerSecond,
+      ]);
+      expect(queues).toEqual([
+        [WORKFLOW_TASK_QUEUE, undefined],
+        ['registry-reads/alpha', REGISTRY_READS_PER_SECOND],
+        ['registry-writes/alpha', REGISTRY_WRITES_PER_SECOND],
+        ['registry-reads/beta', REGISTRY_READS_PER_SECOND],
+        ['registry-writes/beta', REGISTRY_WRITES_PER_SECOND],
+      ]);
+      // The spec: 20 GET per second, 20 writes per 10 seconds.
+      expect(REGISTRY_READS_PER_SECOND).toBe(20);
+      expect(REGISTRY_WRITES_PER_SECOND * 10).toBe(20);
+    } finally {
+      await workers.shutdown();
+      await run;
+    }
+  });
+
+  it('shuts down gracefully: every worker stops, the run promise resolves, a given connection stays open', async () => {
+    const config = {
+      temporal: { address: 'unused:7233', namespace: 'default' },
+      accounts: [simulatorAccount(harness.sim, `grace-${randomUUID().slice(0, 6)}`)],
+    };
+    const bundle = await workflowBundle(workflowsPath);
+    const first = await createWorkers(config, {
+      connection: env.nativeConnection,
+      workflowBundle: bundle,
+      workflowTaskQueue: `tcr-workflows-${randomUUID()}`,
+    });
+    const run = first.run();
+    expect(first.workers.map((w) => w.getState())).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+    await first.shutdown();
+    await run;
+    expect(first.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED']);
+    await first.shutdown(); // idempotent
+    // The connection was given, not owned: still usable by new workers.
+    const second = await createWorkers(config, { connection: env.nativeConnection, workflowBundle: bundle });
+    const secondRun = second.run();
+    await second.shutdown();
+    await secondRun;
+  });
+});
