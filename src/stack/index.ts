@@ -4,19 +4,10 @@
  * simulator, plus the example orders and a progress watcher. `startLocalStack` is what `tcr dev`
  * (npm start) runs; tests start it on free ports with a temporary data folder.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
-import {
-  createCampaignReadActivities,
-  createCampaignWriteActivities,
-} from '../activities/campaign-activities.js';
-import {
-  createRegistryReadActivities,
-  createRegistryWriteActivities,
-} from '../activities/registry-activities.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import {
   createIngressClient,
@@ -26,7 +17,7 @@ import {
 } from '../ingress/index.js';
 import { SimulatorControl } from '../simulator/control-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../simulator/index.js';
-import { createWorkers, type RunningWorkers, registryResolver } from '../workers/create-workers.js';
+import { createWorkers, type RunningWorkers, workflowsPath } from '../workers/create-workers.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { type ExampleSubmission, loadExamples, submitExamples } from './examples.js';
 import {
@@ -77,12 +68,6 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-/** The workflow module the stack's worker bundles (the .ts source under vitest, the .js build otherwise). */
-export function stackWorkflowsPath(): string {
-  const js = fileURLToPath(new URL('./workflows.js', import.meta.url));
-  return existsSync(js) ? js : fileURLToPath(new URL('./workflows.ts', import.meta.url));
-}
-
 const silent = () => {};
 const bundlerLogger = {
   log: silent,
@@ -107,7 +92,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Bundling takes seconds of CPU: start it while the dev server boots.
     const bundle: Promise<WorkflowBundleOption> = options.workflowBundle
       ? Promise.resolve(options.workflowBundle)
-      : bundleWorkflowCode({ workflowsPath: stackWorkflowsPath(), logger: bundlerLogger });
+      : bundleWorkflowCode({ workflowsPath, logger: bundlerLogger });
     bundle.catch(() => undefined);
 
     // 1. Temporal dev server.
@@ -151,14 +136,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         },
       ],
     };
-    const resolve = registryResolver(config.accounts);
-    const workers: RunningWorkers = await createWorkers(config, {
-      workflowBundle: await bundle,
-      activitiesFor: () => ({
-        reads: { ...createRegistryReadActivities(resolve), ...createCampaignReadActivities(resolve) },
-        writes: { ...createRegistryWriteActivities(resolve), ...createCampaignWriteActivities(resolve) },
-      }),
-    });
+    const workers: RunningWorkers = await createWorkers(config, { workflowBundle: await bundle });
     const workersRun = workers.run().catch((error: unknown) => {
       log(`worker failed: ${error instanceof Error ? error.message : String(error)}`);
     });

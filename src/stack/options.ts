@@ -35,7 +35,7 @@ export interface LocalStackOptions {
   ingressLogLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Simulator scenario delays (simulated seconds), over the simulator's defaults. */
   simulatorDelays?: Partial<SimulatorDelays>;
-  /** A prebuilt workflow bundle (tests); default: bundle src/stack/workflows at start. */
+  /** A prebuilt workflow bundle (tests); default: bundle the product's workflows (src/workflows) at start. */
   workflowBundle?: WorkflowBundleOption;
 }
 

@@ -6,7 +6,7 @@
  * registry clients also keep their own client-side limiter (per process) and hand 429s to Temporal
  * at once (`maxRateLimitRetries: 0`), which retries after the registry's Retry-After.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   NativeConnection,
@@ -41,7 +41,11 @@ import {
  */
 export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
 
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
+/** The workflows module to bundle: the build's .js, or the .ts source when running from src (tests). */
+export const workflowsPath = ((): string => {
+  const built = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
+  return existsSync(built) ? built : fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+})();
 
 export interface CreateWorkersOptions {
   /** An existing connection (tests); otherwise one is opened from `config.temporal`. */

@@ -8,10 +8,10 @@ import {
   formatChange,
   type LocalStack,
   type ProgressChange,
-  stackWorkflowsPath,
   startLocalStack,
 } from '../../src/stack/index.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
+import { workflowsPath } from '../../src/workers/create-workers.js';
 import { workflowBundle } from '../support/temporal-env.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
 
@@ -29,7 +29,7 @@ async function start(): Promise<LocalStack> {
     simulatorPort: 0,
     ingressPort: 0,
     timeScale: 3600,
-    workflowBundle: await workflowBundle(stackWorkflowsPath()),
+    workflowBundle: await workflowBundle(workflowsPath),
     onProgress: (change) => changes.push(change),
   });
 }
