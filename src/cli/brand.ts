@@ -1,0 +1,278 @@
+/** `tcr brand register|correct|revet|appeal|cancel`. */
+
+import {
+  appealBrand,
+  brandHandle,
+  cancelBrand,
+  correctBrand,
+  revetBrand,
+  startBrandOrder,
+} from '../orders/brand-client.js';
+import { OrderValidationError, parseBrandOrder } from '../orders/brand-order.js';
+import { BrandRegistrationSchema, EntityTypeSchema, entityTypeIssues } from '../registry/schemas.js';
+import {
+  AppealRequestSchema,
+  brandStatusQuery,
+  CancelRequestSchema,
+  CorrectBrandRequestSchema,
+} from '../workflows/brand-messages.js';
+import { brandWorkflowId } from '../workflows/ids.js';
+import { connectionHelp, parseCommand, required } from './args.js';
+import { type CliCommand, commandGroup } from './command.js';
+import { type CliFieldError, InputValidationError, UsageError } from './errors.js';
+import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
+import { help, printActionResult, printStarted, runIdOf } from './output.js';
+import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
+
+/**
+ * BrandOrderSchema checks the registration fields only once `reference` and `account` are valid (a
+ * zod transform runs after the object passes), and the registration schema's entity-type rules
+ * (companyName, ein, stockSymbol, ... per entity type) only once its basic fields pass. The CLI
+ * promises every field error at once, so it also checks the brand fields and the entity-type rules
+ * on their own and adds what the order schema did not report.
+ */
+export function withRegistrationErrors(errors: CliFieldError[], raw: unknown): CliFieldError[] {
+  const brand = (raw as { brand?: unknown } | null)?.brand;
+  if (typeof brand !== 'object' || brand === null || Array.isArray(brand)) return errors;
+  const all = [...errors];
+  const add = (path: string, message: string) => {
+    if (!all.some((e) => e.path === path && e.message === message)) all.push({ path, message });
+  };
+  const parsed = BrandRegistrationSchema.safeParse({ ...brand, referenceId: 'x' });
+  if (!parsed.success)
+    for (const i of parsed.error.issues)
+      if (i.path[0] !== 'referenceId') add(['brand', ...i.path.map(String)].join('.'), i.message);
+  const fields = brand as Record<string, unknown>;
+  const strings = Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string'));
+  if (EntityTypeSchema.safeParse(fields.entityType).success)
+    for (const i of entityTypeIssues(strings as Parameters<typeof entityTypeIssues>[0]))
+      add(['brand', ...i.path].join('.'), i.message);
+  return all;
+}
+
+/** How long `register` waits for the first status before printing without it. */
+export const INITIAL_STATUS_TIMEOUT_MS = 5_000;
+
+const registerHelp = `tcr brand register FILE: validate a brand order file and start its workflow (brand/{reference})
+
+The file is a JSON brand order: {"reference": "...", "account": "...", "brand": {registration fields}}
+(examples/ has samples). It is validated with the same schema order systems use: an invalid file
+prints every field error (path: message, one per line), exits 3 and starts nothing. Registering the
+same reference again starts nothing and shows the existing workflow.
+
+Options:
+  --task-queue NAME    workflow task queue (default tcr-workflows)
+  --json               print {workflowId, runId, started, status} as JSON
+${connectionHelp}`;
+
+export const brandRegister: CliCommand = {
+  summary: 'validate a brand order file and start its workflow',
+  help: registerHelp,
+  async run(argv, ctx) {
+    const parsed = parseCommand(argv, {
+      help: registerHelp,
+      options: { 'task-queue': { type: 'string' } },
+      positionals: ['FILE'],
+    });
+    if (parsed === 'help') return help(ctx, registerHelp);
+    const file = parsed.positionals[0]!;
+    const raw = readJsonFile(file);
+    let order: ReturnType<typeof parseBrandOrder>;
+    try {
+      order = parseBrandOrder(raw);
+    } catch (error) {
+      if (error instanceof OrderValidationError)
+        throw new InputValidationError(file, withRegistrationErrors(error.errors, raw));
+      throw error;
+    }
+    const client = await ctx.client(parsed.values);
+    const workflowId = brandWorkflowId(order.reference);
+    // The start's conflict policy (USE_EXISTING) does not tell whether it started anything: ask first.
+    const existed = await workflowExists(client, workflowId);
+    const started = existed
+      ? { handle: brandHandle(client, order.reference), started: false }
+      : await callWorkflow(workflowId, 'start', () =>
+          startBrandOrder(
+            client,
+            raw,
+            parsed.values['task-queue'] ? { taskQueue: parsed.values['task-queue'] } : {},
+          ),
+        );
+    const status = await withTimeout(
+      started.handle.query(brandStatusQuery).catch(() => undefined),
+      INITIAL_STATUS_TIMEOUT_MS,
+    );
+    return printStarted(ctx, parsed.values.json, {
+      workflowId,
+      runId: runIdOf(started.handle),
+      started: started.started,
+      status,
+    });
+  },
+};
+
+const correctHelp = `tcr brand correct REF [FILE] [--set field=value]... [--set-json field=JSON]... [--revet]: correct a brand's fields
+
+REF is the brand's reference (or brand/{reference}). FILE is a JSON object of the fields to change
+(or {"patch": {...}, "revet": true}); --set gives a string value, --set-json any JSON value
+(numbers, booleans, arrays). Flags are merged over the file. The change is validated here with the
+workflow's schema (exit 3 on bad fields) and applied by the workflow (PUT /brand/{brandId}).
+
+Options:
+  --set field=value        a field with a string value (repeatable)
+  --set-json field=JSON    a field with a JSON value (repeatable)
+  --revet                  revet right after the update
+  --json                   print the resulting status as JSON
+${connectionHelp}`;
+
+export const brandCorrect: CliCommand = {
+  summary: "correct a brand's fields (and optionally revet)",
+  help: correctHelp,
+  async run(argv, ctx) {
+    const parsed = parseCommand(argv, {
+      help: correctHelp,
+      options: {
+        set: { type: 'string', multiple: true },
+        'set-json': { type: 'string', multiple: true },
+        revet: { type: 'boolean' },
+      },
+      positionals: ['REF', 'FILE?'],
+    });
+    if (parsed === 'help') return help(ctx, correctHelp);
+    const reference = referenceOf(parsed.positionals[0]!, 'brand');
+    const file = parsed.positionals[1];
+    let request: Record<string, unknown> = {};
+    if (file) {
+      const raw = readJsonFile(file);
+      request =
+        typeof raw === 'object' && raw !== null && 'patch' in raw
+          ? { ...(raw as Record<string, unknown>) }
+          : { patch: raw };
+    }
+    const flags = fieldsFromFlags(parsed.values.set, parsed.values['set-json'], correctHelp);
+    if (Object.keys(flags).length > 0)
+      request.patch = { ...((request.patch as Record<string, unknown> | undefined) ?? {}), ...flags };
+    if (request.patch === undefined)
+      throw new UsageError('give a FILE or at least one --set / --set-json', correctHelp);
+    if (parsed.values.revet) request.revet = true;
+    const valid = validate(CorrectBrandRequestSchema, request, file ?? 'correction');
+    const client = await ctx.client(parsed.values);
+    const status = await callWorkflow(brandWorkflowId(reference), 'correctBrand', () =>
+      correctBrand(client, reference, valid),
+    );
+    return printActionResult(ctx, parsed.values.json, 'corrected', status);
+  },
+};
+
+const revetHelp = `tcr brand revet REF: ask the registry to verify the brand again (after a correction)
+
+Options:
+  --json               print the resulting status as JSON
+${connectionHelp}`;
+
+export const brandRevet: CliCommand = {
+  summary: 'revet a brand (identity verification again)',
+  help: revetHelp,
+  async run(argv, ctx) {
+    const parsed = parseCommand(argv, { help: revetHelp, options: {}, positionals: ['REF'] });
+    if (parsed === 'help') return help(ctx, revetHelp);
+    const reference = referenceOf(parsed.positionals[0]!, 'brand');
+    const client = await ctx.client(parsed.values);
+    const status = await callWorkflow(brandWorkflowId(reference), 'revet', () =>
+      revetBrand(client, reference),
+    );
+    return printActionResult(ctx, parsed.values.json, 'revet requested', status);
+  },
+};
+
+const appealHelp = `tcr brand appeal REF --category C... --explanation TEXT [--attachment ID...]: appeal an identity result
+
+Categories are the registry's brand appeal categories (GET /enum/brandAppealCategory), e.g.
+VERIFY_TAX_ID, VERIFY_NON_PROFIT, VERIFY_GOVERNMENT, LOW_SCORE. Attachments are ids of files
+uploaded to the registry beforehand.
+
+Options:
+  --category C         an appeal category (repeatable, at least one)
+  --attachment ID      an attachment UUID (repeatable)
+  --explanation TEXT   why the result is wrong (required)
+  --evp EVP            the vetting provider, when appealing a vet
+  --vetting-id ID      the vet, when appealing a vet
+  --json               print the resulting status as JSON
+${connectionHelp}`;
+
+export const brandAppeal: CliCommand = {
+  summary: "appeal a brand's identity result",
+  help: appealHelp,
+  async run(argv, ctx) {
+    const parsed = parseCommand(argv, {
+      help: appealHelp,
+      options: {
+        category: { type: 'string', multiple: true },
+        attachment: { type: 'string', multiple: true },
+        explanation: { type: 'string' },
+        evp: { type: 'string' },
+        'vetting-id': { type: 'string' },
+      },
+      positionals: ['REF'],
+    });
+    if (parsed === 'help') return help(ctx, appealHelp);
+    const reference = referenceOf(parsed.positionals[0]!, 'brand');
+    const v = parsed.values;
+    if (!v.category?.length) throw new UsageError('--category is required (at least one)', appealHelp);
+    const request = validate(
+      AppealRequestSchema,
+      {
+        appealCategories: v.category,
+        attachmentUuids: v.attachment ?? [],
+        explanation: required(v.explanation, '--explanation', appealHelp),
+        ...(v.evp ? { evpId: v.evp } : {}),
+        ...(v['vetting-id'] ? { vettingId: v['vetting-id'] } : {}),
+      },
+      'appeal',
+    );
+    const client = await ctx.client(v);
+    const status = await callWorkflow(brandWorkflowId(reference), 'appeal', () =>
+      appealBrand(client, reference, request),
+    );
+    return printActionResult(ctx, v.json, 'appeal filed', status);
+  },
+};
+
+const cancelHelp = `tcr brand cancel REF --reason TEXT: stop managing a brand (final; the brand stays at the registry as it is)
+
+Options:
+  --reason TEXT        why (required; kept in the status and audit trail)
+  --json               print the resulting status as JSON
+${connectionHelp}`;
+
+export const brandCancel: CliCommand = {
+  summary: "cancel a brand's workflow",
+  help: cancelHelp,
+  async run(argv, ctx) {
+    const parsed = parseCommand(argv, {
+      help: cancelHelp,
+      options: { reason: { type: 'string' } },
+      positionals: ['REF'],
+    });
+    if (parsed === 'help') return help(ctx, cancelHelp);
+    const reference = referenceOf(parsed.positionals[0]!, 'brand');
+    const { reason } = validate(
+      CancelRequestSchema,
+      { reason: required(parsed.values.reason, '--reason', cancelHelp) },
+      'cancel',
+    );
+    const client = await ctx.client(parsed.values);
+    const status = await callWorkflow(brandWorkflowId(reference), 'cancel', () =>
+      cancelBrand(client, reference, reason),
+    );
+    return printActionResult(ctx, parsed.values.json, 'cancelled', status);
+  },
+};
+
+export const brandCommands = commandGroup('brand', 'register and steer brands', {
+  register: brandRegister,
+  correct: brandCorrect,
+  revet: brandRevet,
+  appeal: brandAppeal,
+  cancel: brandCancel,
+});

@@ -1,0 +1,145 @@
+/**
+ * What every `tcr` command runs with: where output goes, the environment, and a lazily opened
+ * Temporal client. Tests pass their own `io` (to capture output) and `client` or `env`.
+ */
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { CliError, ExitCode } from './errors.js';
+
+export interface CliIo {
+  /** Standard output: results (and `--json` documents). */
+  out(text: string): void;
+  /** Standard error: progress, warnings and errors. */
+  err(text: string): void;
+}
+
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+export type CliEnv = Record<string, string | undefined>;
+
+export interface CliDeps {
+  io?: CliIo;
+  env?: CliEnv;
+  /** A ready client (tests, embedding); otherwise one is opened from the flags and environment. */
+  client?: Client;
+  /** Aborted to stop long-running commands (`events tail --follow`, `worker`); default SIGINT / SIGTERM. */
+  signal?: AbortSignal;
+}
+
+/** Connection flags every command that talks to Temporal accepts. */
+export const connectionOptions = {
+  address: { type: 'string' },
+  namespace: { type: 'string' },
+} as const;
+
+export interface ConnectionFlags {
+  address?: string | undefined;
+  namespace?: string | undefined;
+}
+
+export interface TemporalTarget {
+  address: string;
+  namespace: string;
+  apiKey?: string;
+  tls?: { certPath?: string; keyPath?: string; caPath?: string };
+}
+
+/**
+ * Flags over environment, as the worker reads it (src/config): TEMPORAL_ADDRESS (default
+ * 127.0.0.1:7233), TEMPORAL_NAMESPACE (default `default`), TEMPORAL_API_KEY (implies TLS),
+ * TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS), TEMPORAL_TLS_CA.
+ */
+export function temporalTarget(flags: ConnectionFlags, env: CliEnv): TemporalTarget {
+  const address = flags.address || env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
+  if (!/^[^\s:]+:\d{1,5}$/.test(address))
+    throw new CliError(`--address / TEMPORAL_ADDRESS: expected host:port, got '${address}'`, ExitCode.usage);
+  const namespace = flags.namespace || env.TEMPORAL_NAMESPACE || 'default';
+  const cert = env.TEMPORAL_TLS_CERT;
+  const key = env.TEMPORAL_TLS_KEY;
+  if (Boolean(cert) !== Boolean(key))
+    throw new CliError('TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY: set both or neither', ExitCode.usage);
+  const tls =
+    cert || env.TEMPORAL_TLS_CA
+      ? {
+          ...(cert ? { certPath: cert } : {}),
+          ...(key ? { keyPath: key } : {}),
+          ...(env.TEMPORAL_TLS_CA ? { caPath: env.TEMPORAL_TLS_CA } : {}),
+        }
+      : undefined;
+  return {
+    address,
+    namespace,
+    ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
+    ...(tls ? { tls } : {}),
+  };
+}
+
+function clientConnectionOptions(target: TemporalTarget): ConnectionOptions {
+  const tls = target.tls
+    ? {
+        ...(target.tls.caPath ? { serverRootCACertificate: readFileSync(target.tls.caPath) } : {}),
+        ...(target.tls.certPath && target.tls.keyPath
+          ? {
+              clientCertPair: {
+                crt: readFileSync(target.tls.certPath),
+                key: readFileSync(target.tls.keyPath),
+              },
+            }
+          : {}),
+      }
+    : target.apiKey
+      ? true
+      : undefined;
+  return {
+    address: target.address,
+    connectTimeout: '5s',
+    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+    ...(tls !== undefined ? { tls } : {}),
+  };
+}
+
+export class CliContext {
+  readonly io: CliIo;
+  readonly env: CliEnv;
+  readonly signal: AbortSignal | undefined;
+  private readonly given: Client | undefined;
+  private opened: { client: Client; connection: Connection } | undefined;
+
+  constructor(deps: CliDeps = {}) {
+    this.io = deps.io ?? processIo;
+    this.env = deps.env ?? process.env;
+    this.given = deps.client;
+    this.signal = deps.signal;
+  }
+
+  /** The Temporal client: the given one, or a connection opened from flags and environment. */
+  async client(flags: ConnectionFlags): Promise<Client> {
+    if (this.given) return this.given;
+    if (this.opened) return this.opened.client;
+    const target = temporalTarget(flags, this.env);
+    let connection: Connection;
+    try {
+      connection = await Connection.connect(clientConnectionOptions(target));
+    } catch (error) {
+      throw new CliError(
+        `cannot connect to Temporal at ${target.address}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const client = new Client({ connection, namespace: target.namespace });
+    this.opened = { client, connection };
+    return client;
+  }
+
+  /** Prints a value as one JSON document on stdout. */
+  json(value: unknown): void {
+    this.io.out(JSON.stringify(value, null, 2));
+  }
+
+  async close(): Promise<void> {
+    if (this.opened) await this.opened.connection.close();
+    this.opened = undefined;
+  }
+}

@@ -1,0 +1,47 @@
+/** Printing results of operator actions: a one-line summary, or the whole status with `--json`. */
+import type { CliContext } from './context.js';
+import { type AnyStatus, renderStatus, summarizeStatus } from './render-status.js';
+
+export function printActionResult(
+  ctx: CliContext,
+  json: boolean | undefined,
+  action: string,
+  status: AnyStatus,
+): number {
+  if (json) ctx.json({ workflowId: `${status.workflowType}/${status.reference}`, action, status });
+  else ctx.io.out(`${action}: ${summarizeStatus(status)}`);
+  return 0;
+}
+
+/** After a start: the workflow id and the initial status (if a worker answered the query in time). */
+export function printStarted(
+  ctx: CliContext,
+  json: boolean | undefined,
+  result: { workflowId: string; runId?: string | undefined; started: boolean; status: AnyStatus | undefined },
+): number {
+  if (json) {
+    ctx.json({ ...result, status: result.status ?? null });
+    return 0;
+  }
+  ctx.io.out(
+    result.started
+      ? `started ${result.workflowId}`
+      : `${result.workflowId} exists already: nothing was started (the existing workflow is shown)`,
+  );
+  if (result.status) ctx.io.out(renderStatus(result.status, 5));
+  else
+    ctx.io.out('status: not answered yet (is a worker polling the tcr-workflows task queue? `tcr worker`)');
+  return 0;
+}
+
+/** Prints a command's help text; exit 0. */
+export function help(ctx: CliContext, text: string): number {
+  ctx.io.out(text);
+  return 0;
+}
+
+/** The run id of a freshly started workflow (undefined for an existing one fetched by id). */
+export function runIdOf(handle: object): string | undefined {
+  const runId = (handle as { firstExecutionRunId?: unknown }).firstExecutionRunId;
+  return typeof runId === 'string' ? runId : undefined;
+}

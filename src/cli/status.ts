@@ -1,0 +1,87 @@
+/** `tcr status ID`: a workflow's `status` query, rendered for people or as JSON. */
+import { brandStatusQuery } from '../workflows/brand-messages.js';
+import type { BrandStatus } from '../workflows/brand-types.js';
+import { campaignStatusQuery } from '../workflows/campaign-messages.js';
+import type { CampaignStatus } from '../workflows/campaign-types.js';
+import { brandWorkflowId, campaignWorkflowId } from '../workflows/ids.js';
+import { parkedEventsQuery } from '../workflows/parked-events.js';
+import { connectionHelp, parseCommand, positiveInt } from './args.js';
+import type { CliCommand } from './command.js';
+import { CliError, NotFoundError } from './errors.js';
+import { renderParked } from './events.js';
+import { help } from './output.js';
+import { renderStatus } from './render-status.js';
+import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
+
+/** How long a status query may take (a query needs a worker polling the workflow task queue). */
+export const QUERY_TIMEOUT_MS = 10_000;
+
+const statusHelp = `tcr status ID: show a brand's or campaign's status (its 'status' query)
+
+ID is a workflow id (brand/REF, campaign/REF, parked/...) or a bare reference, tried as a brand, then
+as a campaign. Shows the phase, registry ids, identity, vets, the MNO table, what the workflow waits
+for and until when, the actions it needs and why, and the last audit entries.
+
+Options:
+  --audit N            audit entries to show (default 10)
+  --json               print the status query's result as JSON
+${connectionHelp}`;
+
+/** The workflow ids an ID argument may name, in the order they are tried. */
+export function candidateWorkflowIds(id: string): string[] {
+  if (/^(brand|campaign|parked)\//.test(id)) return [id];
+  return [brandWorkflowId(id), campaignWorkflowId(id)];
+}
+
+export const statusCommand: CliCommand = {
+  summary: "show a brand's or campaign's status (readable, or --json)",
+  help: statusHelp,
+  async run(argv, ctx) {
+    const parsed = parseCommand(argv, {
+      help: statusHelp,
+      options: { audit: { type: 'string' } },
+      positionals: ['ID'],
+    });
+    if (parsed === 'help') return help(ctx, statusHelp);
+    const id = parsed.positionals[0]!;
+    const auditEntries = positiveInt(parsed.values.audit, '--audit', 10, statusHelp);
+    const client = await ctx.client(parsed.values);
+    let workflowId: string | undefined;
+    for (const candidate of candidateWorkflowIds(id)) {
+      if (await workflowExists(client, candidate)) {
+        workflowId = candidate;
+        break;
+      }
+    }
+    if (!workflowId) throw new NotFoundError(`${id}: no brand or campaign workflow by that id or reference`);
+    const handle = client.workflow.getHandle(workflowId);
+    if (workflowId.startsWith('parked/')) {
+      const view = await callWorkflow(workflowId, 'parkedEvents query', () =>
+        withTimeout(handle.query(parkedEventsQuery), QUERY_TIMEOUT_MS),
+      );
+      if (!view)
+        throw new CliError(`${workflowId}: no worker answered the query within ${QUERY_TIMEOUT_MS} ms`);
+      if (parsed.values.json) ctx.json(view);
+      else ctx.io.out(renderParked(workflowId, view).join('\n'));
+      return 0;
+    }
+    const status: BrandStatus | CampaignStatus | undefined = await callWorkflow(
+      workflowId,
+      'status query',
+      () =>
+        withTimeout<BrandStatus | CampaignStatus>(
+          workflowId.startsWith('brand/')
+            ? handle.query(brandStatusQuery)
+            : handle.query(campaignStatusQuery),
+          QUERY_TIMEOUT_MS,
+        ),
+    );
+    if (!status)
+      throw new CliError(
+        `${workflowId}: no worker answered the status query within ${QUERY_TIMEOUT_MS} ms (is 'tcr worker' running?)`,
+      );
+    if (parsed.values.json) ctx.json(status);
+    else ctx.io.out(renderStatus(status, auditEntries));
+    return 0;
+  },
+};

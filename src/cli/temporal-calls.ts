@@ -1,0 +1,72 @@
+/**
+ * Calls to workflows, with Temporal's failures turned into CLI errors: an unknown workflow is
+ * NotFoundError (exit 4); an update the workflow refused (its validator, or the phase does not allow
+ * it) is a failure (exit 1) carrying the workflow's own message.
+ */
+import {
+  type Client,
+  QueryNotRegisteredError,
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { CliError, ExitCode, NotFoundError } from './errors.js';
+
+function rootMessage(error: unknown): string {
+  let current: unknown = error;
+  const messages: string[] = [];
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current.message && !messages.includes(current.message)) messages.push(current.message);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return messages.join(': ') || String(error);
+}
+
+export function isNotFound(error: unknown): boolean {
+  if (error instanceof WorkflowNotFoundError) return true;
+  // A query of an unknown workflow can surface as a gRPC NOT_FOUND (code 5) service error.
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return error instanceof ServiceError && cause?.code === 5;
+}
+
+/** Runs `fn` against workflow `workflowId`, mapping Temporal errors to exit codes. */
+export async function callWorkflow<T>(workflowId: string, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if (isNotFound(error)) throw new NotFoundError(`${workflowId}: no such workflow`);
+    if (error instanceof WorkflowUpdateFailedError)
+      throw new CliError(
+        `${workflowId}: ${what} refused: ${rootMessage(error.cause ?? error)}`,
+        ExitCode.failure,
+      );
+    if (error instanceof QueryNotRegisteredError)
+      throw new CliError(`${workflowId}: ${what}: the workflow does not answer this query`, ExitCode.failure);
+    throw new CliError(`${workflowId}: ${what} failed: ${rootMessage(error)}`, ExitCode.failure);
+  }
+}
+
+/** Resolves with `promise`'s value, or undefined after `ms` (a query with no worker polling waits long). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether a workflow with this id exists (running or closed). */
+export async function workflowExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw new CliError(`${workflowId}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The package's public API for order systems: start brand and campaign orders, wait for a phase,
+ * query status, send each operator action, with the input schemas, workflow status types, id
+ * helpers, search attribute keys and the registry event schema, so an order system written in
+ * TypeScript gets compile-time checks. Importing this module pulls in no workflow code (workflows
+ * are referenced by name and type only) and starts nothing.
+ *
+ *   import { Client, Connection } from '@temporalio/client';
+ *   import { startBrandOrder, waitForBrandPhase } from 'tcr-orchestrator';
+ */
+
+// Brand orders: schema, validation, start / steer / query / wait.
+export {
+  appealBrand,
+  type BrandWorkflowHandle,
+  brandHandle,
+  cancelBrand,
+  correctBrand,
+  getBrandStatus,
+  importVet,
+  orderVet,
+  revetBrand,
+  type StartedBrandOrder,
+  startBrandOrder,
+  waitForBrandPhase,
+} from './orders/brand-client.js';
+export {
+  type BrandOrder,
+  type BrandOrderInput,
+  BrandOrderSchema,
+  type FieldError,
+  OrderValidationError,
+  parseBrandOrder,
+  type StartBrandOrderOptions,
+} from './orders/brand-order.js';
+// Campaign orders.
+export {
+  acknowledgeCampaignAction,
+  approveCampaignFee,
+  type CampaignFieldError,
+  type CampaignOrder,
+  type CampaignOrderInput,
+  CampaignOrderSchema,
+  CampaignOrderValidationError,
+  type CampaignWorkflowHandle,
+  campaignHandle,
+  cancelCampaign,
+  getCampaignStatus,
+  parseCampaignOrder,
+  resubmitCampaign,
+  type StartCampaignOrderOptions,
+  type StartedCampaignOrder,
+  shareCampaignWith,
+  startCampaignOrder,
+  waitForCampaignPhase,
+} from './orders/campaign-orders.js';
+// Registry events (webhooks) and parked events.
+export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './registry/events.js';
+// Registry input types order files are made of.
+export type { BrandRegistration, CampaignCreation } from './registry/schemas.js';
+// Workflow and status types.
+export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/audit.js';
+// Request schemas and message definitions (the same ones the workflows' update validators use).
+export {
+  type AppealRequest,
+  AppealRequestSchema,
+  appealUpdate,
+  brandStatusQuery,
+  type CancelRequest,
+  CancelRequestSchema,
+  type CorrectBrandRequest,
+  CorrectBrandRequestSchema,
+  cancelUpdate,
+  correctBrandUpdate,
+  type ImportVetRequest,
+  ImportVetRequestSchema,
+  importVetUpdate,
+  type OrderVetRequest,
+  OrderVetRequestSchema,
+  orderVetUpdate,
+  revetUpdate,
+} from './workflows/brand-messages.js';
+export type {
+  BrandPhase,
+  BrandResult,
+  BrandStatus,
+  BrandWorkflowInput,
+  BrandWorkflowOptions,
+  EnhancedVetPolicy,
+  OperatorAction,
+  VetState,
+  VetStatus,
+  WaitingFor,
+} from './workflows/brand-types.js';
+export { terminalBrandPhases } from './workflows/brand-types.js';
+export {
+  type AcknowledgeRequest,
+  AcknowledgeRequestSchema,
+  type ApproveFeeRequest,
+  ApproveFeeRequestSchema,
+  acknowledgeUpdate,
+  approveFeeUpdate,
+  type CampaignCancelRequest,
+  CampaignCancelRequestSchema,
+  CampaignContentSchema,
+  campaignStatusQuery,
+  cancelCampaignUpdate,
+  type ResubmitRequest,
+  ResubmitRequestSchema,
+  resubmitUpdate,
+  type ShareWithRequest,
+  ShareWithRequestSchema,
+  shareWithUpdate,
+} from './workflows/campaign-messages.js';
+export type {
+  CampaignContent,
+  CampaignPhase,
+  CampaignResult,
+  CampaignStatus,
+  CampaignWorkflowInput,
+  CampaignWorkflowOptions,
+  MnoView,
+  Nudge,
+  ShareAttempt,
+  Suspension,
+} from './workflows/campaign-types.js';
+export { terminalCampaignPhases } from './workflows/campaign-types.js';
+// Ids, task queues, search attributes.
+export {
+  brandWorkflowId,
+  campaignWorkflowId,
+  type ParkedEntityKind,
+  parkedEventsByReferenceWorkflowId,
+  parkedEventsWorkflowId,
+  referenceFromWorkflowId,
+  referencePattern,
+  vetWorkflowId,
+} from './workflows/ids.js';
+export { type ParkedEventsView, parkedEventsQuery } from './workflows/parked-events.js';
+export {
+  AccountKey,
+  allSearchAttributeKeys,
+  BrandIdKey,
+  BrandReferenceKey,
+  CampaignIdKey,
+  NeedsActionKey,
+  PhaseKey,
+} from './workflows/search-attributes.js';
+export type { RegistryEventDelivery } from './workflows/signals.js';
+export { WORKFLOW_TASK_QUEUE } from './workflows/task-queues.js';
