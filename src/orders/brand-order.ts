@@ -9,6 +9,9 @@ import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } fr
 import type { BrandWorkflowOptions } from '../workflows/brand-types.js';
 import { accountNamePattern } from '../workflows/task-queues.js';
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export const BrandOrderSchema = z
   .object({
     reference: ReferenceIdSchema,
@@ -16,18 +19,23 @@ export const BrandOrderSchema = z
     /** Registration fields (spec, POST /brand/nonBlocking); `referenceId` is set from `reference`. */
     brand: z.record(z.string(), z.unknown()),
   })
-  .transform((order, ctx) => {
-    const parsed = BrandRegistrationSchema.safeParse({ ...order.brand, referenceId: order.reference });
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        // referenceId errors are the reference's; they were reported already.
+  .superRefine(
+    (order, ctx) => {
+      const parsed = BrandRegistrationSchema.safeParse({ ...order.brand, referenceId: order.reference });
+      for (const issue of parsed.success ? [] : parsed.error.issues) {
+        // referenceId errors are the reference's, reported on `reference` already.
         if (issue.path[0] === 'referenceId') continue;
         ctx.addIssue({ code: 'custom', path: ['brand', ...issue.path.map(String)], message: issue.message });
       }
-      return z.NEVER;
-    }
-    return { reference: order.reference, account: order.account, registration: parsed.data };
-  });
+    },
+    // The brand's fields are checked even when `reference` or `account` failed: every error at once.
+    { when: (payload) => isObject(payload.value) && isObject(payload.value.brand) },
+  )
+  .transform((order) => ({
+    reference: order.reference,
+    account: order.account,
+    registration: BrandRegistrationSchema.parse({ ...order.brand, referenceId: order.reference }),
+  }));
 
 export interface BrandOrder {
   reference: string;

@@ -521,11 +521,27 @@ export function contactVerificationRequired(entityType: EntityType, at: Date): b
 }
 
 /** A brand registration order: the spec's registration fields plus the CSP's `referenceId`. */
+/** The string-valued fields of an object: what the entity-type rules can judge on unparsed input. */
+function stringFields(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v === 'string')) as Record<
+    string,
+    string
+  >;
+}
+
 export const BrandRegistrationSchema = z
   .object({ referenceId: ReferenceIdSchema, ...brandFields })
-  .superRefine((brand, ctx) => {
-    for (const issue of entityTypeIssues(brand)) ctx.addIssue({ code: 'custom', ...issue });
-  });
+  .superRefine(
+    (brand, ctx) => {
+      for (const issue of entityTypeIssues(stringFields(brand))) ctx.addIssue({ code: 'custom', ...issue });
+    },
+    {
+      // Run the entity-type rules even when other fields failed, so a bad order gets every error at
+      // once; they judge only fields that are strings and a known entity type.
+      when: (payload) => EntityTypeSchema.safeParse(stringFields(payload.value).entityType).success,
+    },
+  );
 export type BrandRegistration = z.infer<typeof BrandRegistrationSchema>;
 export type BrandRegistrationInput = z.input<typeof BrandRegistrationSchema>;
 

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { OrderValidationError, parseBrandOrder } from '../../src/orders/brand-order.js';
+
+function errorsOf(order: unknown): string[] {
+  try {
+    parseBrandOrder(order);
+  } catch (error) {
+    expect(error).toBeInstanceOf(OrderValidationError);
+    return (error as OrderValidationError).errors.map((e) => e.path).sort();
+  }
+  throw new Error('the order was accepted');
+}
+
+const publicBrand = {
+  entityType: 'PUBLIC_PROFIT',
+  displayName: 'Globex',
+  companyName: 'Globex Corporation',
+  ein: '123456789',
+  einIssuingCountry: 'US',
+  phone: '+12025550123',
+  street: '1 Main St',
+  city: 'Springfield',
+  state: 'IL',
+  postalCode: '62701',
+  country: 'US',
+  email: 'ops@globex.example',
+  website: 'https://globex.example',
+  vertical: 'TECHNOLOGY',
+  brandRelationship: 'BASIC_ACCOUNT',
+  businessContactEmail: 'cfo@globex.example',
+  stockSymbol: 'GLBX',
+  stockExchange: 'NASDAQ',
+};
+
+describe('brand orders are refused with every field error at once', () => {
+  it('accepts a complete PUBLIC_PROFIT order', () => {
+    const order = parseBrandOrder({ reference: 'globex-1', account: 'local', brand: publicBrand });
+    expect(order.registration.referenceId).toBe('globex-1');
+  });
+
+  it('reports a bad reference, a bad account, a badly typed field and the entity-type rules together', () => {
+    const { businessContactEmail: _omitted, stockSymbol: _alsoOmitted, ...brand } = publicBrand;
+    const paths = errorsOf({
+      reference: 'not a valid reference!',
+      account: '',
+      brand: { ...brand, phone: 42 },
+    });
+    expect(paths).toEqual([
+      'account',
+      'brand.businessContactEmail',
+      'brand.phone',
+      'brand.stockSymbol',
+      'reference',
+    ]);
+  });
+
+  it('reports entity-type rules beside other field errors of the brand', () => {
+    const paths = errorsOf({
+      reference: 'np-1',
+      account: 'local',
+      brand: { ...publicBrand, entityType: 'NON_PROFIT', country: 'GB', einIssuingCountry: 'GB', website: 7 },
+    });
+    expect(paths).toEqual(['brand.country', 'brand.website']);
+  });
+});
