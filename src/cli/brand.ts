@@ -9,7 +9,6 @@ import {
   startBrandOrder,
 } from '../orders/brand-client.js';
 import { OrderValidationError, parseBrandOrder } from '../orders/brand-order.js';
-import { BrandRegistrationSchema, EntityTypeSchema, entityTypeIssues } from '../registry/schemas.js';
 import {
   AppealRequestSchema,
   brandStatusQuery,
@@ -19,36 +18,10 @@ import {
 import { brandWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
-import { type CliFieldError, InputValidationError, UsageError } from './errors.js';
+import { InputValidationError, UsageError } from './errors.js';
 import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
 import { help, printActionResult, printStarted, runIdOf } from './output.js';
 import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
-
-/**
- * BrandOrderSchema checks the registration fields only once `reference` and `account` are valid (a
- * zod transform runs after the object passes), and the registration schema's entity-type rules
- * (companyName, ein, stockSymbol, ... per entity type) only once its basic fields pass. The CLI
- * promises every field error at once, so it also checks the brand fields and the entity-type rules
- * on their own and adds what the order schema did not report.
- */
-export function withRegistrationErrors(errors: CliFieldError[], raw: unknown): CliFieldError[] {
-  const brand = (raw as { brand?: unknown } | null)?.brand;
-  if (typeof brand !== 'object' || brand === null || Array.isArray(brand)) return errors;
-  const all = [...errors];
-  const add = (path: string, message: string) => {
-    if (!all.some((e) => e.path === path && e.message === message)) all.push({ path, message });
-  };
-  const parsed = BrandRegistrationSchema.safeParse({ ...brand, referenceId: 'x' });
-  if (!parsed.success)
-    for (const i of parsed.error.issues)
-      if (i.path[0] !== 'referenceId') add(['brand', ...i.path.map(String)].join('.'), i.message);
-  const fields = brand as Record<string, unknown>;
-  const strings = Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === 'string'));
-  if (EntityTypeSchema.safeParse(fields.entityType).success)
-    for (const i of entityTypeIssues(strings as Parameters<typeof entityTypeIssues>[0]))
-      add(['brand', ...i.path].join('.'), i.message);
-  return all;
-}
 
 /** How long `register` waits for the first status before printing without it. */
 export const INITIAL_STATUS_TIMEOUT_MS = 5_000;
@@ -81,8 +54,7 @@ export const brandRegister: CliCommand = {
     try {
       order = parseBrandOrder(raw);
     } catch (error) {
-      if (error instanceof OrderValidationError)
-        throw new InputValidationError(file, withRegistrationErrors(error.errors, raw));
+      if (error instanceof OrderValidationError) throw new InputValidationError(file, error.errors);
       throw error;
     }
     const client = await ctx.client(parsed.values);
