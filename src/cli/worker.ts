@@ -49,12 +49,7 @@ export const workerCommand: CliCommand = {
         `workers could not start: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    // RunningWorkers.shutdown closes the connection it opened, so it must run once only.
-    let stopping: Promise<void> | undefined;
-    const shutdown = () => {
-      stopping ??= workers.shutdown();
-      return stopping;
-    };
+    const shutdown = () => workers.shutdown(); // idempotent
     const stop = stopSignal(ctx);
     const onStop = () => {
       ctx.io.err('tcr worker: stopping gracefully ...');

@@ -66,7 +66,7 @@ export interface RunningWorkers {
   connection: NativeConnection;
   /** Runs every worker until shutdown; rejects if one fails. */
   run(): Promise<void>;
-  /** Graceful: stop polling, let running tasks finish, close clients and (own) connection. */
+  /** Graceful: stop polling, let running tasks finish, close clients and (own) connection. Idempotent. */
   shutdown(): Promise<void>;
 }
 
@@ -151,18 +151,26 @@ export async function createWorkers(
     );
   }
   let running: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  const run = () => {
+    running ??= Promise.all(workers.map((w) => w.run())).then(() => undefined);
+    return running;
+  };
   return {
     workers,
     connection,
-    run() {
-      running ??= Promise.all(workers.map((w) => w.run())).then(() => undefined);
-      return running;
-    },
-    async shutdown() {
-      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-      await running?.catch(() => undefined);
-      await closeRegistryClients();
-      if (ownsConnection) await connection.close();
+    run,
+    shutdown() {
+      // Once only: it closes the registry clients and the connection it opened. Workers that were
+      // created but never run are started and stopped at once, so they release their task queues.
+      stopping ??= (async () => {
+        const runs = run().catch(() => undefined);
+        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+        await runs;
+        await closeRegistryClients();
+        if (ownsConnection) await connection.close();
+      })();
+      return stopping;
     },
   };
 }

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   await workers.run();
-  await workers.shutdown();
+  await workers.shutdown(); // idempotent: a no-op after a signal's shutdown
   console.log('tcr worker stopped');
 }
 

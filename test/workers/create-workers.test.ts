@@ -85,4 +85,21 @@ describe('createWorkers', () => {
     await second.shutdown();
     await secondRun;
   });
+
+  it('releases workers that were created but never run, so the same queues can be served again', async () => {
+    const config = {
+      temporal: { address: 'unused:7233', namespace: 'default' },
+      accounts: [simulatorAccount(harness.sim, `idle-${randomUUID().slice(0, 6)}`)],
+    };
+    const bundle = await workflowBundle(workflowsPath);
+    const workflowTaskQueue = `tcr-workflows-${randomUUID()}`;
+    const options = { connection: env.nativeConnection, workflowBundle: bundle, workflowTaskQueue };
+    const idle = await createWorkers(config, options);
+    await Promise.all([idle.shutdown(), idle.shutdown()]);
+    expect(idle.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED']);
+    const again = await createWorkers(config, options);
+    const run = again.run();
+    await again.shutdown();
+    await run;
+  });
 });
