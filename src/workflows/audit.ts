@@ -4,7 +4,8 @@
  * cause and the time span), so a brand that lives for years keeps a small status and history.
  */
 
-export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer';
+/** Why something happened: ... 'workflow' = another of the product's workflows told us (a hint, re-read). */
+export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer' | 'workflow';
 
 export interface AuditEntry {
   /** Workflow time, ISO 8601. */

@@ -141,6 +141,8 @@ export interface BrandCarriedState {
   claimedParked: boolean;
   appealPending: boolean;
   runs: number;
+  /** Campaign workflows waiting to hear that the brand is ready. */
+  readinessWatchers?: string[];
 }
 
 export interface BrandResult {

@@ -64,7 +64,12 @@ import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId, vetWorkflowI
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryActivities, registryRefusal } from './registry-activities.js';
 import { AccountKey, BrandIdKey, BrandReferenceKey, NeedsActionKey, PhaseKey } from './search-attributes.js';
-import { claimParkedEventsSignal, registryEventSignal } from './signals.js';
+import {
+  brandReadySignal,
+  claimParkedEventsSignal,
+  registryEventSignal,
+  watchBrandReadinessSignal,
+} from './signals.js';
 import { DEFAULT_VET_GRACE_MS, DEFAULT_VET_RESULT_WINDOW_MS, type VetRequest, vetWorkflow } from './vet.js';
 import {
   backoffDelay,
@@ -175,11 +180,23 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     upserted.needsAction = needsAction;
     if (status.brandId) upserted.brandId = status.brandId;
   };
+  /** Campaign workflows to tell when the brand reaches ready (bounded; carried across continue-as-new). */
+  let readinessWatchers: string[] = carried?.readinessWatchers ?? [];
+  const notifyReadinessWatchers = (watchers: string[]) => {
+    for (const watcher of watchers)
+      void getExternalWorkflowHandle(watcher)
+        .signal(brandReadySignal, { brandReference: input.reference })
+        .catch(() => undefined); // a watcher that has gone needs nothing
+  };
   const setPhase = (phase: BrandPhase, cause: AuditCause, detail?: string) => {
     if (status.phase !== phase) {
       audit(cause, 'phase', detail, status.phase, phase);
       status.phase = phase;
       pollAttempt = 0;
+      if (phase === 'ready' && readinessWatchers.length > 0) {
+        notifyReadinessWatchers(readinessWatchers);
+        readinessWatchers = [];
+      }
     }
     syncSearchAttributes();
   };
@@ -322,6 +339,12 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   // ---------------------------------------------------------------------------------------------
 
   setHandler(brandStatusQuery, () => status);
+
+  setHandler(watchBrandReadinessSignal, ({ watcherWorkflowId }) => {
+    if (status.phase === 'ready') notifyReadinessWatchers([watcherWorkflowId]);
+    else if (!readinessWatchers.includes(watcherWorkflowId) && readinessWatchers.length < 1_000)
+      readinessWatchers.push(watcherWorkflowId);
+  });
 
   setHandler(registryEventSignal, (delivery) => {
     if (!dedupe.firstSeen(delivery.deliveryId)) return;
@@ -733,6 +756,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
           claimedParked,
           appealPending,
           runs,
+          ...(readinessWatchers.length > 0 ? { readinessWatchers } : {}),
         },
       });
     }

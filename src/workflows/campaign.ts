@@ -19,6 +19,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -59,7 +60,7 @@ import type {
 } from './campaign-types.js';
 import { terminalCampaignPhases } from './campaign-types.js';
 import { DeliveryDedupe } from './delivery-dedupe.js';
-import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from './ids.js';
+import { brandWorkflowId, parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryRefusal } from './registry-activities.js';
 import {
@@ -69,7 +70,12 @@ import {
   NeedsActionKey,
   PhaseKey,
 } from './search-attributes.js';
-import { claimParkedEventsSignal, registryEventSignal } from './signals.js';
+import {
+  brandReadySignal,
+  claimParkedEventsSignal,
+  registryEventSignal,
+  watchBrandReadinessSignal,
+} from './signals.js';
 import {
   backoffDelay,
   DEFAULT_PENDING_POLL,
@@ -712,8 +718,23 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   }
   syncSearchAttributes();
 
+  // The brand's workflow tells us when the brand reaches ready (a hint; the readiness read decides),
+  // so a campaign ordered beside a new brand starts as soon as the brand is ready, not a poll later.
+  setHandler(brandReadySignal, () => wakeup.bump('workflow'));
+  let watchingBrand = false;
+  const watchBrand = async () => {
+    if (watchingBrand || !patched('watch-brand-readiness')) return;
+    watchingBrand = true;
+    await getExternalWorkflowHandle(brandWorkflowId(input.brandReference))
+      .signal(watchBrandReadinessSignal, { watcherWorkflowId: self })
+      .catch(() => undefined); // no brand workflow (yet): the readiness poll covers it
+  };
+
+  /** What woke the last brand readiness check that succeeded (recorded with the phase change). */
+  let brandReadyCause: AuditCause = 'start';
   const waitForBrand = async (): Promise<BrandReadiness | undefined> => {
     let attempt = 0;
+    let cause: AuditCause = 'start';
     brandDeadline ??= Date.now() + opts.brandReadyDeadlineMs;
     for (;;) {
       if (terminal()) return undefined;
@@ -727,6 +748,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       applyReadiness(readiness);
       if (readiness.ready) {
         clearAction('brand');
+        brandReadyCause = cause;
         return readiness;
       }
       const overdue = Date.now() >= brandDeadline;
@@ -734,13 +756,14 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
         audit('timer', 'brand-not-ready', readiness.reasons.join('; '));
         setAction('brand', 'get the brand ready (see its workflow), or cancel', readiness.reasons.join('; '));
       }
+      await watchBrand();
       const pollInMs = overdue ? opts.steadyPollMs : backoffDelay(opts.brandPoll, attempt);
       status.waitingFor = {
         what: `${waitDescriptions['awaiting-brand']}: ${readiness.reasons.join('; ')}`,
         nextPollAt: new Date(Date.now() + pollInMs).toISOString(),
         ...(!overdue ? { until: new Date(brandDeadline).toISOString() } : {}),
       };
-      const cause = await waitForWakePollOrDeadline({
+      cause = await waitForWakePollOrDeadline({
         wakeup,
         since,
         pollInMs,
@@ -791,7 +814,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     const readiness = await waitForBrand();
     if (!readiness?.brandId) break;
     if (revision !== rev) continue;
-    setPhase('checking', 'poll', `brand ${readiness.brandId} ready`);
+    setPhase('checking', brandReadyCause, `brand ${readiness.brandId} ready`);
     status.waitingFor = { what: waitDescriptions.checking };
     const refusal = await runChecks(readiness.brandId);
     checkRuns++;

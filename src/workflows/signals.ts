@@ -20,3 +20,19 @@ export interface ClaimParkedEvents {
   ownerWorkflowId: string;
 }
 export const claimParkedEventsSignal = defineSignal<[ClaimParkedEvents]>('claimParkedEvents');
+
+/**
+ * A campaign waiting for its brand asks the brand's workflow to tell it when the brand is ready, so
+ * it need not poll on a long backoff. Sent with the watcher's workflow id; answered at once when the
+ * brand is ready already.
+ */
+export interface WatchBrandReadiness {
+  watcherWorkflowId: string;
+}
+export const watchBrandReadinessSignal = defineSignal<[WatchBrandReadiness]>('watchBrandReadiness');
+
+/** The brand's workflow to a watcher: "the brand reached ready". A hint: the watcher re-reads. */
+export interface BrandReadyNotice {
+  brandReference: string;
+}
+export const brandReadySignal = defineSignal<[BrandReadyNotice]>('brandReady');

@@ -9,7 +9,7 @@
 import { condition } from '@temporalio/workflow';
 
 /** Why a workflow woke up, and the cause recorded in the audit trail. */
-export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer';
+export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer' | 'workflow';
 
 /** Poll delays growing from `initialMs` by `factor` up to `maxMs` (e.g. 1 min doubling to 1 h). */
 export interface BackoffSchedule {

@@ -157,7 +157,8 @@ describe('brand order to running campaign, end to end', () => {
       {
         taskQueue,
         workflowOptions: {
-          brandPoll: { initialMs: 500, maxMs: 2_000 },
+          // An hour between brand polls: only the brand workflow's notice can start the campaign in time.
+          brandPoll: { initialMs: 3_600_000, maxMs: 3_600_000 },
           pendingPoll: { initialMs: 60_000, maxMs: 60_000 },
         },
       },
@@ -171,6 +172,9 @@ describe('brand order to running campaign, end to end', () => {
       const webhookSteps = running.audit.entries.filter((e) => e.cause === 'webhook' && e.event === 'phase');
       expect(webhookSteps.map((e) => e.to)).toEqual(expect.arrayContaining(['awaiting-dca', 'running']));
       expect(running.deliveries.received).toBeGreaterThanOrEqual(3);
+      // The brand's workflow told the waiting campaign that the brand became ready.
+      const checking = running.audit.entries.find((e) => e.event === 'phase' && e.to === 'checking');
+      expect(checking?.cause).toBe('workflow');
 
       const fees = (await control.ledger()).filter(
         (e) => e.kind === 'CAMPAIGN_REGISTRATION' && e.campaignId === running.campaignId,
