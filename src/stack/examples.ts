@@ -111,11 +111,8 @@ export async function submitExamples(
       );
       mark(example.key);
     } else if (example.kind === 'campaign') {
-      // Locally, check on the brand every 5 s (doubling to 1 min) rather than the default 1 min to 1 h:
-      // the brand workflow does not signal its campaigns, and a demo should not wait minutes.
-      const started = await startCampaignOrder(client, example.body, {
-        workflowOptions: { brandPoll: { initialMs: 5_000, maxMs: 60_000 } },
-      });
+      // The product's defaults: the brand's workflow tells the campaign when the brand is ready.
+      const started = await startCampaignOrder(client, example.body);
       opts.log(
         `example ${example.key}: ${started.started ? 'started' : 'already running'} ${started.handle.workflowId}`,
       );
