@@ -20,6 +20,8 @@ import {
 /** Resolves an account name to its client; undefined for an account the worker does not serve. */
 export type RegistryClientResolver = (account: string) => RegistryClient | undefined;
 
+const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
 export function brandSnapshot(brand: Brand): BrandSnapshot {
   return {
     brandId: brand.brandId,
@@ -30,6 +32,7 @@ export function brandSnapshot(brand: Brand): BrandSnapshot {
     displayName: brand.displayName ?? null,
     businessContactEmail: brand.businessContactEmail ?? null,
     businessContactEmailVerifiedDate: brand.businessContactEmailVerifiedDate ?? null,
+    mobilePhoneVerifiedDate: stringOrNull((brand as Record<string, unknown>).mobilePhoneVerifiedDate),
     optionalAttributes: brand.optionalAttributes ?? {},
   };
 }

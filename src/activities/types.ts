@@ -25,6 +25,12 @@ export interface BrandSnapshot {
   displayName?: string | null;
   businessContactEmail?: string | null;
   businessContactEmailVerifiedDate?: string | null;
+  /**
+   * When a sole proprietor's mobile phone passed its one-time-password check: the "further
+   * verification" the spec requires of sole proprietors before campaigns. The spec names no field for
+   * it; the simulator reports `mobilePhoneVerifiedDate` and the product reads that name.
+   */
+  mobilePhoneVerifiedDate?: string | null;
   optionalAttributes: Record<string, unknown>;
 }
 

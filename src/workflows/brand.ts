@@ -265,7 +265,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       }
     } else if (b.identityStatus === 'SELF_DECLARED') {
       clearAction('identity');
-      setPhase('awaiting-sole-proprietor-verification', cause);
+      if (b.entityType === 'SOLE_PROPRIETOR' && b.mobilePhoneVerifiedDate)
+        setPhase('ready', cause, 'sole proprietor verified (mobile phone one-time password)');
+      else setPhase('awaiting-sole-proprietor-verification', cause);
     } else {
       appealPending = false;
       clearAction('identity');

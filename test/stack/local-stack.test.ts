@@ -38,7 +38,7 @@ const brandEndStates: Record<string, string> = {
   'acme-widgets': 'ready',
   'globex-public': 'ready',
   'riverside-food-bank': 'ready',
-  'jane-doe-tutoring': 'awaiting-sole-proprietor-verification',
+  'jane-doe-tutoring': 'ready',
   'initech-unverified': 'needs-correction',
 };
 const campaignEndStates: Record<string, string> = {

@@ -89,6 +89,38 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
     });
   });
 
+  it('SOLE_PROPRIETOR: SELF_DECLARED until the mobile phone is verified, then ready', async () => {
+    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
+      const reference = uniqueReference('sim');
+      // NOVERIFY: the simulator verifies this sole proprietor's phone only through its control API.
+      const brand = {
+        entityType: 'SOLE_PROPRIETOR',
+        displayName: 'Jane Doe Tutoring',
+        firstName: 'Jane',
+        lastName: 'Doe',
+        mobilePhone: '+12025550199',
+        street: '9 Elm St',
+        city: 'Austin',
+        state: 'TX',
+        postalCode: '73301',
+        country: 'US',
+        email: 'jane.NOVERIFY@example.com',
+      };
+      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
+      track(handle);
+      const waiting = await waitForStatus(
+        handle,
+        (s) => s.phase === 'awaiting-sole-proprietor-verification' && s.waitingFor?.nextPollAt !== undefined,
+      );
+      expect(waiting.identityStatus).toBe('SELF_DECLARED');
+      await harness.control.verifyContact(waiting.brandId!);
+      await env.sleep('5 minutes');
+      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+      expect(ready.identityStatus).toBe('SELF_DECLARED');
+      expect(transitionTo(ready, 'ready')?.detail).toMatch(/sole proprietor verified/);
+    });
+  });
+
   it('UNVERIFIED (name marker) → correctBrand + revet → ready', async () => {
     await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
       const reference = uniqueReference('sim');
