@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/run.js';
+import { privateBrandFields } from '../support/brand-fixtures.js';
 
 export interface CliRun {
   code: number;
@@ -34,26 +35,5 @@ export function writeJson(dir: string, name: string, value: unknown): string {
 
 /** A brand order every simulated registry accepts (PRIVATE_PROFIT: no contact verification). */
 export function brandOrder(reference: string, account: string, overrides: Record<string, unknown> = {}) {
-  return {
-    reference,
-    account,
-    brand: {
-      entityType: 'PRIVATE_PROFIT',
-      displayName: 'Acme Widgets',
-      companyName: 'Acme Widgets LLC',
-      ein: '123456789',
-      einIssuingCountry: 'US',
-      phone: '+12025550123',
-      street: '1 Main St',
-      city: 'Springfield',
-      state: 'IL',
-      postalCode: '62701',
-      country: 'US',
-      email: 'ops@acme.example',
-      website: 'https://acme.example',
-      vertical: 'RETAIL',
-      brandRelationship: 'BASIC_ACCOUNT',
-      ...overrides,
-    },
-  };
+  return { reference, account, brand: privateBrandFields(overrides) };
 }

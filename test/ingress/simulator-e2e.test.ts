@@ -11,6 +11,7 @@ import { SimulatorControl } from '../../src/simulator/control-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
 import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { privateBrandFields } from '../support/brand-fixtures.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 // The simulator's real webhooks, end to end: subscription, signing (hex here), FIFO delivery and
@@ -26,24 +27,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const brand = (referenceId: string) => ({
-  entityType: 'PRIVATE_PROFIT',
-  displayName: 'Acme Widgets',
-  companyName: 'Acme Widgets LLC',
-  ein: '123456789',
-  einIssuingCountry: 'US',
-  phone: '+12025550123',
-  street: '1 Main St',
-  city: 'Springfield',
-  state: 'IL',
-  postalCode: '62701',
-  country: 'US',
-  email: 'ops@acme.example',
-  website: 'https://acme.example',
-  vertical: 'RETAIL',
-  brandRelationship: 'BASIC_ACCOUNT',
-  referenceId,
-});
+const brand = (referenceId: string) => privateBrandFields({ referenceId });
 
 describe('simulator webhooks through the ingress', () => {
   let env: TestWorkflowEnvironment;

@@ -7,6 +7,7 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from '../../src/simulator/index.js';
+import { privateBrandFields } from '../support/brand-fixtures.js';
 
 /** Response bodies in tests are arbitrary JSON, read field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON under test is inspected dynamically
@@ -51,24 +52,7 @@ export async function startApi(options: SimulatorOptions = {}): Promise<Api> {
 }
 
 export function privateBrand(overrides: Record<string, unknown> = {}) {
-  return {
-    entityType: 'PRIVATE_PROFIT',
-    displayName: 'Acme Widgets',
-    companyName: 'Acme Widgets LLC',
-    ein: '123456789',
-    einIssuingCountry: 'US',
-    phone: '+12025550123',
-    street: '1 Main St',
-    city: 'Springfield',
-    state: 'IL',
-    postalCode: '62701',
-    country: 'US',
-    email: 'ops@acme.example',
-    website: 'https://acme.example',
-    vertical: 'RETAIL',
-    brandRelationship: 'BASIC_ACCOUNT',
-    ...overrides,
-  };
+  return privateBrandFields(overrides);
 }
 
 export function publicBrand(overrides: Record<string, unknown> = {}) {
