@@ -18,13 +18,11 @@ import {
 import { brandWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
-import { InputValidationError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
 import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
-import { help, printActionResult, printStarted, runIdOf } from './output.js';
-import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
-
-/** How long `register` waits for the first status before printing without it. */
-export const INITIAL_STATUS_TIMEOUT_MS = 5_000;
+import { help, printActionResult } from './output.js';
+import { startOrderCommand } from './start-order.js';
+import { callWorkflow } from './temporal-calls.js';
 
 const registerHelp = `tcr brand register FILE: validate a brand order file and start its workflow (brand/{reference})
 
@@ -38,50 +36,16 @@ Options:
   --json               print {workflowId, runId, started, status} as JSON
 ${connectionHelp}`;
 
-export const brandRegister: CliCommand = {
+export const brandRegister: CliCommand = startOrderCommand({
   summary: 'validate a brand order file and start its workflow',
   help: registerHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: registerHelp,
-      options: { 'task-queue': { type: 'string' } },
-      positionals: ['FILE'],
-    });
-    if (parsed === 'help') return help(ctx, registerHelp);
-    const file = parsed.positionals[0]!;
-    const raw = readJsonFile(file);
-    let order: ReturnType<typeof parseBrandOrder>;
-    try {
-      order = parseBrandOrder(raw);
-    } catch (error) {
-      if (error instanceof OrderValidationError) throw new InputValidationError(file, error.errors);
-      throw error;
-    }
-    const client = await ctx.client(parsed.values);
-    const workflowId = brandWorkflowId(order.reference);
-    // The start's conflict policy (USE_EXISTING) does not tell whether it started anything: ask first.
-    const existed = await workflowExists(client, workflowId);
-    const started = existed
-      ? { handle: brandHandle(client, order.reference), started: false }
-      : await callWorkflow(workflowId, 'start', () =>
-          startBrandOrder(
-            client,
-            raw,
-            parsed.values['task-queue'] ? { taskQueue: parsed.values['task-queue'] } : {},
-          ),
-        );
-    const status = await withTimeout(
-      started.handle.query(brandStatusQuery).catch(() => undefined),
-      INITIAL_STATUS_TIMEOUT_MS,
-    );
-    return printStarted(ctx, parsed.values.json, {
-      workflowId,
-      runId: runIdOf(started.handle),
-      started: started.started,
-      status,
-    });
-  },
-};
+  parse: parseBrandOrder,
+  validationError: OrderValidationError,
+  workflowId: brandWorkflowId,
+  handle: brandHandle,
+  start: startBrandOrder,
+  statusQuery: brandStatusQuery,
+});
 
 const correctHelp = `tcr brand correct REF [FILE] [--set field=value]... [--set-json field=JSON]... [--revet]: correct a brand's fields
 

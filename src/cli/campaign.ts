@@ -20,12 +20,12 @@ import {
 } from '../workflows/campaign-messages.js';
 import { campaignWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
-import { INITIAL_STATUS_TIMEOUT_MS } from './brand.js';
 import { type CliCommand, commandGroup } from './command.js';
 import { InputValidationError, UsageError } from './errors.js';
 import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
-import { help, printActionResult, printStarted, runIdOf } from './output.js';
-import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
+import { help, printActionResult } from './output.js';
+import { startOrderCommand } from './start-order.js';
+import { callWorkflow } from './temporal-calls.js';
 
 const createHelp = `tcr campaign create FILE: validate a campaign order file and start its workflow (campaign/{reference})
 
@@ -39,50 +39,16 @@ Options:
   --json               print {workflowId, runId, started, status} as JSON
 ${connectionHelp}`;
 
-export const campaignCreate: CliCommand = {
+export const campaignCreate: CliCommand = startOrderCommand({
   summary: 'validate a campaign order file and start its workflow',
   help: createHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: createHelp,
-      options: { 'task-queue': { type: 'string' } },
-      positionals: ['FILE'],
-    });
-    if (parsed === 'help') return help(ctx, createHelp);
-    const file = parsed.positionals[0]!;
-    const raw = readJsonFile(file);
-    let order: ReturnType<typeof parseCampaignOrder>;
-    try {
-      order = parseCampaignOrder(raw);
-    } catch (error) {
-      if (error instanceof CampaignOrderValidationError) throw new InputValidationError(file, error.errors);
-      throw error;
-    }
-    const client = await ctx.client(parsed.values);
-    const workflowId = campaignWorkflowId(order.reference);
-    // The start's conflict policy (USE_EXISTING) does not tell whether it started anything: ask first.
-    const existed = await workflowExists(client, workflowId);
-    const started = existed
-      ? { handle: campaignHandle(client, order.reference), started: false }
-      : await callWorkflow(workflowId, 'start', () =>
-          startCampaignOrder(
-            client,
-            raw,
-            parsed.values['task-queue'] ? { taskQueue: parsed.values['task-queue'] } : {},
-          ),
-        );
-    const status = await withTimeout(
-      started.handle.query(campaignStatusQuery).catch(() => undefined),
-      INITIAL_STATUS_TIMEOUT_MS,
-    );
-    return printStarted(ctx, parsed.values.json, {
-      workflowId,
-      runId: runIdOf(started.handle),
-      started: started.started,
-      status,
-    });
-  },
-};
+  parse: parseCampaignOrder,
+  validationError: CampaignOrderValidationError,
+  workflowId: campaignWorkflowId,
+  handle: campaignHandle,
+  start: startCampaignOrder,
+  statusQuery: campaignStatusQuery,
+});
 
 const resubmitHelp = `tcr campaign resubmit REF [FILE] [--set field=value]... [--set-json field=JSON]...: change a refused or declined campaign and try again
 

@@ -1,0 +1,78 @@
+/** What `tcr brand register` and `tcr campaign create` share: validate an order file, start once, show it. */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
+import { parseCommand } from './args.js';
+import type { CliCommand } from './command.js';
+import { type CliFieldError, InputValidationError } from './errors.js';
+import { readJsonFile } from './input.js';
+import { help, printStarted, runIdOf } from './output.js';
+import type { AnyStatus } from './render-status.js';
+import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
+
+/** How long a start command waits for the first status before printing without it. */
+export const INITIAL_STATUS_TIMEOUT_MS = 5_000;
+
+export interface OrderKind<Order extends { reference: string }, Status extends AnyStatus> {
+  summary: string;
+  help: string;
+  /** Parses the order; throws an error with `errors` (every field error) for a bad one. */
+  parse: (raw: unknown) => Order;
+  /** The error class `parse` throws for a bad order. */
+  validationError: abstract new (
+    ...args: never[]
+  ) => Error & { errors: CliFieldError[] };
+  workflowId: (reference: string) => string;
+  handle: (client: Client, reference: string) => WorkflowHandle;
+  start: (
+    client: Client,
+    raw: unknown,
+    options: { taskQueue?: string },
+  ) => Promise<{ handle: WorkflowHandle; started: boolean }>;
+  statusQuery: QueryDefinition<Status>;
+}
+
+export function startOrderCommand<Order extends { reference: string }, Status extends AnyStatus>(
+  kind: OrderKind<Order, Status>,
+): CliCommand {
+  return {
+    summary: kind.summary,
+    help: kind.help,
+    async run(argv, ctx) {
+      const parsed = parseCommand(argv, {
+        help: kind.help,
+        options: { 'task-queue': { type: 'string' } },
+        positionals: ['FILE'],
+      });
+      if (parsed === 'help') return help(ctx, kind.help);
+      const file = parsed.positionals[0]!;
+      const raw = readJsonFile(file);
+      let order: Order;
+      try {
+        order = kind.parse(raw);
+      } catch (error) {
+        if (error instanceof kind.validationError) throw new InputValidationError(file, error.errors);
+        throw error;
+      }
+      const client = await ctx.client(parsed.values);
+      const workflowId = kind.workflowId(order.reference);
+      // The start's conflict policy (USE_EXISTING) does not tell whether it started anything: ask first.
+      const existed = await workflowExists(client, workflowId);
+      const taskQueue = parsed.values['task-queue'];
+      const started = existed
+        ? { handle: kind.handle(client, order.reference), started: false }
+        : await callWorkflow(workflowId, 'start', () =>
+            kind.start(client, raw, taskQueue ? { taskQueue } : {}),
+          );
+      const status = await withTimeout(
+        started.handle.query(kind.statusQuery).catch(() => undefined),
+        INITIAL_STATUS_TIMEOUT_MS,
+      );
+      return printStarted(ctx, parsed.values.json, {
+        workflowId,
+        runId: runIdOf(started.handle),
+        started: started.started,
+        status,
+      });
+    },
+  };
+}
