@@ -1,4 +1,5 @@
 /** `tcr campaign create|resubmit|share|approve-fee|cancel|acknowledge`. */
+import { userInfo } from 'node:os';
 import {
   acknowledgeCampaignAction,
   approveCampaignFee,
@@ -135,7 +136,7 @@ const approveHelp = `tcr campaign approve-fee REF [--by NAME] [--max-fee N]: app
 For orders with requireFeeApproval: the workflow waits in awaiting-fee-approval until this.
 
 Options:
-  --by NAME            who approves (default: $USER)
+  --by NAME            who approves (default: $USER, else the login name)
   --max-fee N          refuse when the expected monthly fee is above N
   --json               print the resulting status as JSON
 ${connectionHelp}`;
@@ -151,7 +152,7 @@ export const campaignApproveFee: CliCommand = {
     });
     if (parsed === 'help') return help(ctx, approveHelp);
     const reference = referenceOf(parsed.positionals[0]!, 'campaign');
-    const by = parsed.values.by ?? ctx.env.USER ?? ctx.env.LOGNAME;
+    const by = parsed.values.by ?? ctx.env.USER ?? ctx.env.LOGNAME ?? userInfo().username;
     const maxFee = parsed.values['max-fee'];
     if (maxFee !== undefined && !Number.isFinite(Number(maxFee)))
       throw new UsageError(`--max-fee must be a number, got '${maxFee}'`, approveHelp);

@@ -192,6 +192,8 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     if (status.phase !== phase) {
       audit(cause, 'phase', detail, status.phase, phase);
       status.phase = phase;
+      // What the new phase waits for; the main loop adds when it polls next.
+      status.waitingFor = { what: waitDescriptions[phase] };
       pollAttempt = 0;
       if (phase === 'ready' && readinessWatchers.length > 0) {
         notifyReadinessWatchers(readinessWatchers);

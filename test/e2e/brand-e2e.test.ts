@@ -65,7 +65,7 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
     try {
       const waiting = await waitForStatus(
         handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor !== undefined,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
         30_000,
       );
       const brandId = waiting.brandId!;

@@ -105,7 +105,7 @@ describe('brand onboarding', () => {
       track(handle);
       const waiting = await waitForStatus(
         handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor !== undefined,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
       );
       expect(waiting.waitingFor?.what).toMatch(/contact/);
       expect(waiting.waitingFor?.nextPollAt).toBeDefined();
@@ -132,7 +132,7 @@ describe('brand onboarding', () => {
       // Wait until the loop waits (its first read done), so only the webhook can move it on.
       const waiting = await waitForStatus(
         handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor !== undefined,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
       );
       await handle.signal(
         registryEventSignal,

@@ -57,7 +57,10 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
         { taskQueue },
       );
       track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready' && s.waitingFor !== undefined);
+      const ready = await waitForStatus(
+        handle,
+        (s) => s.phase === 'ready' && s.waitingFor?.nextPollAt !== undefined,
+      );
       const found = await brandsByReference(harness, reference);
       expect(found.totalRecords).toBe(1);
       expect(found.records[0]?.brandId).toBe(ready.brandId);
