@@ -4,6 +4,7 @@
  * SIGTERM, then a graceful shutdown (running tasks finish; Temporal hands the rest to other workers).
  */
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
+import { installWorkerRuntime } from '../observability/runtime.js';
 import { createWorkers, type RunningWorkers } from '../workers/create-workers.js';
 import { parseCommand } from './args.js';
 import type { CliCommand } from './command.js';
@@ -40,6 +41,16 @@ export const workerCommand: CliCommand = {
       if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.usage);
       throw error;
     }
+    // Prometheus metrics (TCR_WORKER_METRICS_ADDRESS) and JSON logs (TCR_WORKER_LOG_LEVEL) for the
+    // worker runtime: installed before the first connection of the process.
+    let runtime: ReturnType<typeof installWorkerRuntime>;
+    try {
+      runtime = installWorkerRuntime(env);
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.usage);
+    }
+    if (runtime.prometheusBindAddress)
+      ctx.io.err(`worker metrics http://${runtime.prometheusBindAddress}/metrics`);
     ctx.io.err(`tcr worker starting ${JSON.stringify(describeWorkerConfig(config))}`);
     let workers: RunningWorkers;
     try {

@@ -5,6 +5,7 @@
  * hands unfinished tasks to another worker).
  */
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
+import { installWorkerRuntime } from '../observability/runtime.js';
 import { createWorkers } from './create-workers.js';
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  installWorkerRuntime(); // metrics exporter and JSON logs, before the first connection
   console.log('tcr worker starting', JSON.stringify(describeWorkerConfig(config)));
   const workers = await createWorkers(config);
   let stopping = false;
