@@ -27,6 +27,7 @@ import {
   startCampaignBench,
   uniqueRef,
 } from '../fixtures/campaign-env.js';
+import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 const MINUTE = 60_000;
@@ -178,6 +179,7 @@ describe('campaign lifecycle', () => {
     );
     expect(await campaignsAtRegistry(reference)).toHaveLength(1);
     expect(await fees(campaignId)).toHaveLength(1);
+    await recordHistory(handle, 'campaign-running');
   });
 
   it('no qualifying MNO: refused with per-MNO reasons and no fee; a resubmit with the fix creates it', async () => {
@@ -234,6 +236,7 @@ describe('campaign lifecycle', () => {
     await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
     await waitForCampaignPhase(env.client, reference, 'running', 20_000);
     expect(await fees(campaignId)).toHaveLength(1);
+    await recordHistory(handle, 'campaign-decline-resubmit');
   });
 
   it('decline then share with another partner', async () => {
@@ -252,6 +255,7 @@ describe('campaign lifecycle', () => {
       ['CSPRELAY', 'DECLINED'],
       ['SINCH', 'PENDING'],
     ]);
+    await recordHistory(handle, 'campaign-decline-other-partner');
   });
 
   it('lost webhooks: the reconciliation poll finds the acceptance; duplicated webhooks act once', async () => {

@@ -14,7 +14,7 @@ import { workflowBundle } from '../support/temporal-env.js';
 const dir = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
-describe('replay of recorded brand histories', () => {
+describe('replay of recorded brand, vet and campaign histories', () => {
   it('has recorded histories to replay', () => {
     expect(files.length).toBeGreaterThanOrEqual(3);
   });
