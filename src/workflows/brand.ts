@@ -33,7 +33,7 @@ import {
   nextGroup3UpdateAllowedAt,
 } from '../registry/brand-update-groups.js';
 import { contactVerificationRequired, type EntityType } from '../registry/schemas.js';
-import { type AuditCause, appendAudit, emptyAuditTrail } from './audit.js';
+import { type AuditCause, emptyAuditTrail } from './audit.js';
 import {
   AppealRequestSchema,
   appealUpdate,
@@ -60,10 +60,11 @@ import type {
 } from './brand-types.js';
 import { terminalBrandPhases } from './brand-types.js';
 import { DeliveryDedupe } from './delivery-dedupe.js';
+import { EntityBookkeeping } from './entity-bookkeeping.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId, vetWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryActivities, registryRefusal } from './registry-activities.js';
-import { AccountKey, BrandIdKey, BrandReferenceKey, NeedsActionKey, PhaseKey } from './search-attributes.js';
+import { AccountKey, BrandIdKey, BrandReferenceKey } from './search-attributes.js';
 import {
   brandReadySignal,
   claimParkedEventsSignal,
@@ -151,35 +152,13 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   let registrationRevisions = 0;
   let registrationAttempts = 0;
   let pollAttempt = 0;
-  const upserted: { phase?: string; needsAction?: boolean; brandId?: string } = {};
 
   const terminal = () => terminalBrandPhases.includes(status.phase);
-  const audit = (cause: AuditCause, event: string, detail?: string, from?: string, to?: string) =>
-    appendAudit(
-      status.audit,
-      {
-        cause,
-        event,
-        ...(detail !== undefined ? { detail } : {}),
-        ...(from !== undefined ? { from } : {}),
-        ...(to !== undefined ? { to } : {}),
-      },
-      opts.auditLimit,
-    );
-
-  const syncSearchAttributes = () => {
-    const needsAction = status.needsAction.length > 0;
-    const pairs = [];
-    if (upserted.phase !== status.phase) pairs.push({ key: PhaseKey, value: status.phase });
-    if (upserted.needsAction !== needsAction) pairs.push({ key: NeedsActionKey, value: needsAction });
-    if (status.brandId && upserted.brandId !== status.brandId)
-      pairs.push({ key: BrandIdKey, value: status.brandId });
-    if (pairs.length === 0) return;
-    upsertSearchAttributes(pairs);
-    upserted.phase = status.phase;
-    upserted.needsAction = needsAction;
-    if (status.brandId) upserted.brandId = status.brandId;
-  };
+  const books = new EntityBookkeeping(status, BrandIdKey, () => status.brandId, opts.auditLimit);
+  const audit = books.audit.bind(books);
+  const syncSearchAttributes = books.syncSearchAttributes.bind(books);
+  const setAction = books.setAction.bind(books);
+  const clearAction = books.clearAction.bind(books);
   /** Campaign workflows to tell when the brand reaches ready (bounded; carried across continue-as-new). */
   let readinessWatchers: string[] = carried?.readinessWatchers ?? [];
   const notifyReadinessWatchers = (watchers: string[]) => {
@@ -200,27 +179,6 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         readinessWatchers = [];
       }
     }
-    syncSearchAttributes();
-  };
-  const setAction = (
-    key: string,
-    action: string,
-    reason: string,
-    registryErrors?: RegistryRefusal['errors'],
-  ) => {
-    status.needsAction = status.needsAction.filter((a) => a.key !== key);
-    status.needsAction.push({
-      key,
-      action,
-      reason,
-      since: new Date(Date.now()).toISOString(),
-      ...(registryErrors && registryErrors.length > 0 ? { registryErrors } : {}),
-    });
-    syncSearchAttributes();
-  };
-  const clearAction = (key: string) => {
-    if (!status.needsAction.some((a) => a.key === key)) return;
-    status.needsAction = status.needsAction.filter((a) => a.key !== key);
     syncSearchAttributes();
   };
   const refused = (key: string, refusal: RegistryRefusal, cause: AuditCause, what: string) => {

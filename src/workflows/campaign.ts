@@ -32,7 +32,7 @@ import type {
   SharingSnapshot,
 } from '../activities/campaign-types.js';
 import { subUsecaseIssues } from '../registry/schemas.js';
-import { type AuditCause, appendAudit, emptyAuditTrail } from './audit.js';
+import { type AuditCause, emptyAuditTrail } from './audit.js';
 import { describeIssues } from './brand-messages.js';
 import { campaignActivities } from './campaign-activities.js';
 import {
@@ -60,16 +60,11 @@ import type {
 } from './campaign-types.js';
 import { terminalCampaignPhases } from './campaign-types.js';
 import { DeliveryDedupe } from './delivery-dedupe.js';
+import { EntityBookkeeping } from './entity-bookkeeping.js';
 import { brandWorkflowId, parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryRefusal } from './registry-activities.js';
-import {
-  AccountKey,
-  BrandReferenceKey,
-  CampaignIdKey,
-  NeedsActionKey,
-  PhaseKey,
-} from './search-attributes.js';
+import { AccountKey, BrandReferenceKey, CampaignIdKey } from './search-attributes.js';
 import {
   brandReadySignal,
   claimParkedEventsSignal,
@@ -164,7 +159,6 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   /** Bumped after every pre-creation pass (checks, and creation when they pass). */
   let checkRuns = 0;
   let pollAttempt = 0;
-  const upserted: { phase?: string; needsAction?: boolean; campaignId?: string } = {};
 
   /** Final: expired, cancelled, or deactivated with the registry no longer reporting the campaign ACTIVE. */
   const terminal = () =>
@@ -172,60 +166,18 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     (status.phase === 'deactivated' &&
       status.campaignStatus !== undefined &&
       status.campaignStatus !== 'ACTIVE');
-  const audit = (cause: AuditCause, event: string, detail?: string, from?: string, to?: string) =>
-    appendAudit(
-      status.audit,
-      {
-        cause,
-        event,
-        ...(detail !== undefined ? { detail } : {}),
-        ...(from !== undefined ? { from } : {}),
-        ...(to !== undefined ? { to } : {}),
-      },
-      opts.auditLimit,
-    );
-
-  const syncSearchAttributes = () => {
-    const needsAction = status.needsAction.length > 0;
-    const pairs = [];
-    if (upserted.phase !== status.phase) pairs.push({ key: PhaseKey, value: status.phase });
-    if (upserted.needsAction !== needsAction) pairs.push({ key: NeedsActionKey, value: needsAction });
-    if (status.campaignId && upserted.campaignId !== status.campaignId)
-      pairs.push({ key: CampaignIdKey, value: status.campaignId });
-    if (pairs.length === 0) return;
-    upsertSearchAttributes(pairs);
-    upserted.phase = status.phase;
-    upserted.needsAction = needsAction;
-    if (status.campaignId) upserted.campaignId = status.campaignId;
-  };
+  const books = new EntityBookkeeping(status, CampaignIdKey, () => status.campaignId, opts.auditLimit);
+  const audit = books.audit.bind(books);
+  const syncSearchAttributes = books.syncSearchAttributes.bind(books);
+  const hasAction = books.hasAction.bind(books);
+  const setAction = books.setAction.bind(books);
+  const clearAction = books.clearAction.bind(books);
   const setPhase = (phase: CampaignPhase, cause: AuditCause, detail?: string) => {
     if (status.phase !== phase) {
       audit(cause, 'phase', detail, status.phase, phase);
       status.phase = phase;
       pollAttempt = 0;
     }
-    syncSearchAttributes();
-  };
-  const hasAction = (key: string) => status.needsAction.some((a) => a.key === key);
-  const setAction = (
-    key: string,
-    action: string,
-    reason: string,
-    registryErrors?: RegistryRefusal['errors'],
-  ) => {
-    status.needsAction = status.needsAction.filter((a) => a.key !== key);
-    status.needsAction.push({
-      key,
-      action,
-      reason,
-      since: new Date(Date.now()).toISOString(),
-      ...(registryErrors && registryErrors.length > 0 ? { registryErrors } : {}),
-    });
-    syncSearchAttributes();
-  };
-  const clearAction = (key: string) => {
-    if (!hasAction(key)) return;
-    status.needsAction = status.needsAction.filter((a) => a.key !== key);
     syncSearchAttributes();
   };
 

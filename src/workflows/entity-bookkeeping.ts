@@ -1,0 +1,86 @@
+/**
+ * The bookkeeping every entity workflow (brand, campaign) does the same way: the audit trail, the
+ * operator actions it needs, and the search attributes operators find it by (phase, needs action,
+ * registry id), upserted only when they change. Deterministic: workflow APIs and pure code only.
+ */
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
+import type { OperatorAction } from './brand-types.js';
+import { type BrandIdKey, NeedsActionKey, PhaseKey } from './search-attributes.js';
+
+/** The part of an entity's status this module keeps. */
+export interface EntityStatusCore {
+  phase: string;
+  needsAction: OperatorAction[];
+  audit: AuditTrail;
+}
+
+export class EntityBookkeeping {
+  private readonly upserted: { phase?: string; needsAction?: boolean; registryId?: string } = {};
+
+  constructor(
+    private readonly status: EntityStatusCore,
+    /** The registry id's search attribute (TcrBrandId, TcrCampaignId) and where to read the id. */
+    private readonly registryIdKey: typeof BrandIdKey,
+    private readonly registryId: () => string | undefined,
+    private readonly auditLimit?: number,
+  ) {}
+
+  audit(cause: AuditCause, event: string, detail?: string, from?: string, to?: string): void {
+    appendAudit(
+      this.status.audit,
+      {
+        cause,
+        event,
+        ...(detail !== undefined ? { detail } : {}),
+        ...(from !== undefined ? { from } : {}),
+        ...(to !== undefined ? { to } : {}),
+      },
+      this.auditLimit,
+    );
+  }
+
+  /** Upserts phase, needs-action and registry id where they changed since the last upsert. */
+  syncSearchAttributes(): void {
+    const { status, upserted } = this;
+    const needsAction = status.needsAction.length > 0;
+    const id = this.registryId();
+    const pairs = [];
+    if (upserted.phase !== status.phase) pairs.push({ key: PhaseKey, value: status.phase });
+    if (upserted.needsAction !== needsAction) pairs.push({ key: NeedsActionKey, value: needsAction });
+    if (id && upserted.registryId !== id) pairs.push({ key: this.registryIdKey, value: id });
+    if (pairs.length === 0) return;
+    upsertSearchAttributes(pairs);
+    upserted.phase = status.phase;
+    upserted.needsAction = needsAction;
+    if (id) upserted.registryId = id;
+  }
+
+  hasAction(key: string): boolean {
+    return this.status.needsAction.some((a) => a.key === key);
+  }
+
+  /** Records (or replaces) the operator action under `key`. */
+  setAction(
+    key: string,
+    action: string,
+    reason: string,
+    registryErrors?: OperatorAction['registryErrors'],
+  ): void {
+    this.status.needsAction = this.status.needsAction.filter((a) => a.key !== key);
+    this.status.needsAction.push({
+      key,
+      action,
+      reason,
+      since: new Date(Date.now()).toISOString(),
+      ...(registryErrors && registryErrors.length > 0 ? { registryErrors } : {}),
+    });
+    this.syncSearchAttributes();
+  }
+
+  clearAction(key: string): void {
+    if (!this.hasAction(key)) return;
+    this.status.needsAction = this.status.needsAction.filter((a) => a.key !== key);
+    this.syncSearchAttributes();
+  }
+}
