@@ -274,7 +274,8 @@ describe('brand onboarding', () => {
       const { handle } = await startBrandOrder(
         env.client,
         { reference, account, brand: brandRegistration() },
-        { taskQueue },
+        // The test skips 92 days: a monthly reconciliation poll keeps that jump to a few dozen events.
+        { taskQueue, workflowOptions: { steadyPollMs: 30 * 24 * 3600_000 } },
       );
       track(handle);
       await waitForStatus(handle, (s) => s.phase === 'ready');
