@@ -30,7 +30,7 @@ describe('SlidingWindowLimiter', () => {
     first();
     const t0 = Date.now();
     await limiter.acquire();
-    expect(Date.now() - t0).toBeLessThan(200);
+    expect(Date.now() - t0).toBeLessThan(1_000); // not held behind the aborted waiter
   });
 
   it('grants in FIFO order', async () => {

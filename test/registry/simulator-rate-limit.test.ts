@@ -41,10 +41,10 @@ it('30 concurrent writes stay under 20 per 10 s: none is answered 429', async ()
     .map((r) => String((r as PromiseRejectedResult).reason));
   expect(failures).toEqual([]);
   expect(elapsed).toBeGreaterThanOrEqual(10_000);
-  expect(elapsed).toBeLessThan(14_000);
+  expect(elapsed).toBeLessThan(20_000);
   // GETs have their own bucket: 25 reads right after the burst are not held behind the writes.
   const readsStarted = Date.now();
   await Promise.all(Array.from({ length: 25 }, () => client.listWebhookSubscriptions()));
-  expect(Date.now() - readsStarted).toBeLessThan(2_500);
+  expect(Date.now() - readsStarted).toBeLessThan(6_000); // writes would hold them ~10 s
   await client.close();
 }, 30_000);

@@ -190,13 +190,15 @@ describe('delivery', () => {
       expect(scheduled).toBe(RETRY_SCHEDULE_SECONDS[i]! * 1000);
       const actual = Date.parse(attempts[i + 1]!.at) - Date.parse(a.at);
       expect(actual).toBeGreaterThanOrEqual(scheduled);
-      expect(actual).toBeLessThan(scheduled + 150 * scale); // + request overhead, at most ~150 ms real
+      // + request overhead: generous (500 ms real) so a loaded machine does not fail it; the next
+      // schedule step is at least 15 s (simulated) away, so the order of attempts is still exact.
+      expect(actual).toBeLessThan(scheduled + 500 * scale);
     }
     // Real time under scaling: the last gaps (20796 s, 28621 s) take ~416 ms and ~572 ms.
     const adds = r.received.filter((h) => h.body.eventType === 'BRAND_ADD');
     const gap = (i: number) => adds[i + 1]!.at - adds[i]!.at;
     expect(gap(12) / ((28621 * 1000) / scale)).toBeGreaterThan(0.9);
-    expect(gap(12) / ((28621 * 1000) / scale)).toBeLessThan(1.5);
+    expect(gap(12) / ((28621 * 1000) / scale)).toBeLessThan(2);
     expect(gap(11) / ((20796 * 1000) / scale)).toBeGreaterThan(0.9);
     const status = r.received.find((h) => h.body.eventType === 'BRAND_IDENTITY_STATUS_UPDATE')!;
     expect(status.at).toBeGreaterThan(adds[13]!.at);
