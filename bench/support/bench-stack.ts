@@ -1,0 +1,237 @@
+/**
+ * The product's local stack, assembled from its parts so a benchmark or drill can reach each one:
+ * the Temporal dev server (a child process it can stop and start again on the same port and SQLite
+ * file), the simulator (spec rate limits unless told otherwise), a counting proxy in front of the
+ * simulator's registry API (every worker's calls go through it), the workers (in this process, or as
+ * `node dist/cli/main.js worker` child processes that can be SIGKILLed) and the ingress, subscribed
+ * to every event category. Same wiring as `startLocalStack` (src/stack), which does not expose the
+ * pieces a fault drill needs.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { WorkflowBundleOption } from '@temporalio/worker';
+import {
+  createIngressClient,
+  parseIngressConfig,
+  type RunningIngress,
+  startIngress,
+} from '../../src/ingress/index.js';
+import { SimulatorControl } from '../../src/simulator/control-client.js';
+import {
+  DEFAULT_ACCOUNT,
+  type RunningSimulator,
+  type SimulatorDelays,
+  startSimulator,
+} from '../../src/simulator/index.js';
+import { freePort } from '../../src/stack/ports.js';
+import { type RunningDevServer, startDevServer } from '../../src/stack/temporal-dev-server.js';
+import { subscribeIngress } from '../../src/stack/webhooks.js';
+import { projectRoot } from '../../src/toolchain/paths.js';
+import { createWorkers, type RunningWorkers, workflowsPath } from '../../src/workers/create-workers.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
+import { workflowBundle } from '../../test/support/temporal-env.js';
+import { type CountingProxy, startCountingProxy } from './counting-proxy.js';
+
+export const ACCOUNT = 'local';
+const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789abcdef';
+
+export interface BenchStackOptions {
+  timeScale?: number;
+  /** Simulator rate limits (default the spec's 20 GET/s and 20 writes / 10 s; false = off). */
+  rateLimits?: { getsPerSecond: number; writesPer10Seconds: number } | false;
+  delays?: Partial<SimulatorDelays>;
+  /** 'in-process' (default) or 'process': `node dist/cli/main.js worker` children (needs `npm run build`). */
+  workers?: 'in-process' | 'process' | 'none';
+  /** Ingress hand-off deadline before it answers 503 (default the ingress's own). */
+  handoffTimeoutMs?: number;
+  /** Delivery ids the ingress edge remembers to skip exact duplicates (default the ingress's 10 000). */
+  ingressRecentDeliveries?: number;
+}
+
+export interface WorkerProcess {
+  pid: number;
+  child: ChildProcess;
+  /** Resolves when the worker said it runs. */
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export interface BenchStack {
+  /** Temporary folder of this stack (removed at stop). */
+  dataDir: string;
+  client: Client;
+  control: SimulatorControl;
+  sim: RunningSimulator;
+  proxy: CountingProxy;
+  ingress: RunningIngress;
+  webhookUrl: string;
+  webhookSecret: string;
+  temporalAddress: string;
+  /** Stops the Temporal dev server (SIGTERM, waited for). */
+  stopTemporal(): Promise<void>;
+  /** Starts it again on the same port and SQLite file. */
+  startTemporal(): Promise<void>;
+  /** Starts a worker child process (workers: 'process'); `nodeArgs` go before the script, `env` is added. */
+  startWorkerProcess(extra?: { nodeArgs?: string[]; env?: Record<string, string> }): WorkerProcess;
+  /** The in-process workers (workers: 'in-process'). */
+  inProcessWorkers?: RunningWorkers;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(options: BenchStackOptions = {}): Promise<BenchStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tcr-bench-'));
+  const cleanups: (() => Promise<void>)[] = [async () => rmSync(dataDir, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const step of cleanups.splice(0).reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const mode = options.workers ?? 'in-process';
+    const bundle: Promise<WorkflowBundleOption> | undefined =
+      mode === 'in-process' ? workflowBundle(workflowsPath) : undefined;
+    bundle?.catch(() => undefined);
+
+    const temporalPort = await freePort();
+    const uiPort = await freePort();
+    const devServerOptions = {
+      port: temporalPort,
+      uiPort,
+      namespace: 'default',
+      dbFile: join(dataDir, 'temporal.sqlite'),
+    };
+    let devServer: RunningDevServer | undefined = await startDevServer(devServerOptions);
+    cleanups.push(async () => devServer?.stop());
+    const temporalAddress = devServer.address;
+    const connection = await Connection.connect({ address: temporalAddress });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace: 'default' });
+
+    const sim = await startSimulator({
+      timeScale: options.timeScale ?? 3600,
+      rateLimits: options.rateLimits,
+      ...(options.delays ? { delays: options.delays } : {}),
+    });
+    cleanups.push(() => sim.close());
+    const control = new SimulatorControl(sim.url);
+    const proxy = await startCountingProxy(sim.url);
+    cleanups.push(() => proxy.close());
+    const account = {
+      name: ACCOUNT,
+      environment: 'local' as const,
+      baseUrl: proxy.url,
+      apiKey: DEFAULT_ACCOUNT.apiKey,
+      apiSecret: DEFAULT_ACCOUNT.apiSecret,
+      cspId: DEFAULT_ACCOUNT.cspId,
+    };
+
+    let inProcessWorkers: RunningWorkers | undefined;
+    if (mode === 'in-process') {
+      const workers = await createWorkers(
+        { temporal: { address: temporalAddress, namespace: 'default' }, accounts: [account] },
+        { workflowBundle: await bundle! },
+      );
+      const running = workers.run().catch((error: unknown) => console.error('worker failed', error));
+      cleanups.push(async () => {
+        await workers.shutdown();
+        await running;
+      });
+      inProcessWorkers = workers;
+    }
+
+    const children = new Set<ChildProcess>();
+    cleanups.push(async () => {
+      for (const child of children) child.kill('SIGKILL');
+    });
+    const startWorkerProcess = (
+      extra: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+    ): WorkerProcess => {
+      const script = join(projectRoot, 'dist/cli/main.js');
+      const child = spawn(process.execPath, [...(extra.nodeArgs ?? []), script, 'worker'], {
+        env: {
+          ...process.env,
+          ...extra.env,
+          TEMPORAL_ADDRESS: temporalAddress,
+          TEMPORAL_NAMESPACE: 'default',
+          TCR_ACCOUNTS: JSON.stringify([account]),
+          TCR_WORKER_METRICS_ADDRESS: 'off',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      children.add(child);
+      let stderr = '';
+      const ready = new Promise<void>((resolve, reject) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes('tcr worker running')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`worker exited (${code}) before running: ${stderr}`)));
+      });
+      ready.catch(() => undefined);
+      const exited = new Promise<number | null>((resolve) =>
+        child.once('exit', (code) => {
+          children.delete(child);
+          resolve(code);
+        }),
+      );
+      return { pid: child.pid!, child, ready, exited };
+    };
+
+    const ingressPort = await freePort();
+    const webhookUrl = `http://127.0.0.1:${ingressPort}/webhooks/registry`;
+    const ingressConfig = parseIngressConfig({
+      TCR_INGRESS_HOST: '127.0.0.1',
+      TCR_INGRESS_PORT: String(ingressPort),
+      TCR_WEBHOOK_URL: webhookUrl,
+      TCR_WEBHOOK_SECRETS: WEBHOOK_SECRET,
+      TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      TCR_INGRESS_LOG_LEVEL: 'silent',
+      ...(options.handoffTimeoutMs
+        ? { TCR_INGRESS_HANDOFF_TIMEOUT_MS: String(options.handoffTimeoutMs) }
+        : {}),
+    });
+    const ingressClient = createIngressClient(ingressConfig);
+    cleanups.push(() => ingressClient.connection.close());
+    const ingress = await startIngress({
+      config: ingressConfig,
+      client: ingressClient,
+      ...(options.ingressRecentDeliveries ? { recentDeliveries: options.ingressRecentDeliveries } : {}),
+    });
+    cleanups.push(() => ingress.close());
+    await subscribeIngress({
+      simulatorUrl: sim.url,
+      control,
+      account: DEFAULT_ACCOUNT,
+      webhookUrl,
+      secret: WEBHOOK_SECRET,
+    });
+
+    return {
+      dataDir,
+      client,
+      control,
+      sim,
+      proxy,
+      ingress,
+      webhookUrl,
+      webhookSecret: WEBHOOK_SECRET,
+      temporalAddress,
+      stopTemporal: async () => {
+        await devServer?.stop();
+        devServer = undefined;
+      },
+      startTemporal: async () => {
+        devServer = await startDevServer(devServerOptions);
+      },
+      startWorkerProcess,
+      ...(inProcessWorkers ? { inProcessWorkers } : {}),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * A counting reverse proxy between the workers and the simulator. The simulator keeps no log of the
+ * API calls it answered (it logs webhooks and fees only), and the product must not change for a
+ * benchmark, so every registry call is counted here, on the wire, for every worker process at once:
+ * method, path, status (0 = the connection died, e.g. timeout-after-commit), start and end time.
+ * A dropped upstream connection is passed on as a dropped downstream connection, so the client sees
+ * exactly what it would see talking to the simulator directly.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxiedCall {
+  method: string;
+  /** Path without the query string, e.g. /v2/brand/B000001. */
+  path: string;
+  query: string;
+  status: number;
+  startMs: number;
+  endMs: number;
+}
+
+export interface CountingProxy {
+  /** Base URL to hand to the workers instead of the simulator's (no /v2). */
+  url: string;
+  calls: ProxiedCall[];
+  close(): Promise<void>;
+}
+
+export function isWrite(call: Pick<ProxiedCall, 'method'>): boolean {
+  return call.method !== 'GET' && call.method !== 'HEAD';
+}
+
+export async function startCountingProxy(targetUrl: string): Promise<CountingProxy> {
+  const target = new URL(targetUrl);
+  const calls: ProxiedCall[] = [];
+  const server: Server = createServer((req, res) => {
+    const startMs = Date.now();
+    const [path = '', query = ''] = (req.url ?? '').split('?');
+    const record = (status: number) =>
+      calls.push({ method: req.method ?? 'GET', path, query, status, startMs, endMs: Date.now() });
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+      },
+      (answer) => {
+        record(answer.statusCode ?? 0);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('error', () => {
+      record(0);
+      res.destroy();
+    });
+    req.on('aborted', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
