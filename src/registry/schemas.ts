@@ -404,6 +404,16 @@ export const RegistryErrorEntrySchema = z.looseObject({
 // ---------------------------------------------------------------------------------------------------
 
 const reqStr = z.string().trim().min(1);
+/**
+ * The spec shows no field lengths. The product refuses absurd input at the edge with these limits
+ * (names, addresses, ids, keywords: 255; messages: 1,024; descriptions and message flows: 4,096),
+ * so a 100,000-character street never reaches a workflow or the registry.
+ */
+const SHORT_TEXT_MAX = 255;
+const MESSAGE_TEXT_MAX = 1024;
+const shortStr = reqStr.max(SHORT_TEXT_MAX);
+const messageStr = reqStr.max(MESSAGE_TEXT_MAX);
+const url = z.url().max(2048);
 
 const optionalAttributeValues = z.record(
   z.string(),
@@ -424,32 +434,32 @@ const brandFields = {
   entityType: EntityTypeSchema,
   displayName: reqStr.max(255),
   companyName: reqStr.max(255).optional(),
-  firstName: reqStr.optional(),
-  lastName: reqStr.optional(),
+  firstName: shortStr.optional(),
+  lastName: shortStr.optional(),
   ein: reqStr.max(40).optional(),
   einIssuingCountry: z.string().length(2).optional(),
   phone: reqStr.regex(/^\+[0-9]{6,20}$/, 'phone must be in international format with a leading +').optional(),
   mobilePhone: reqStr
     .regex(/^\+[0-9]{6,20}$/, 'mobilePhone must be in international format with a leading +')
     .optional(),
-  street: reqStr.optional(),
-  city: reqStr.optional(),
-  state: reqStr.optional(),
-  postalCode: reqStr.optional(),
+  street: shortStr.optional(),
+  city: shortStr.optional(),
+  state: shortStr.optional(),
+  postalCode: shortStr.optional(),
   country: z.string().length(2, 'country is a 2-letter country code'),
   email: z.email(),
-  website: z.url().optional(),
+  website: url.optional(),
   brandRelationship: BrandRelationshipSchema.optional(),
-  vertical: reqStr.optional(),
+  vertical: shortStr.optional(),
   mock: z.boolean().optional(),
-  businessContactTitle: reqStr.optional(),
-  businessContactFirstName: reqStr.optional(),
-  businessContactLastName: reqStr.optional(),
+  businessContactTitle: shortStr.optional(),
+  businessContactFirstName: shortStr.optional(),
+  businessContactLastName: shortStr.optional(),
   businessContactEmail: z.email().optional(),
-  stockSymbol: reqStr.optional(),
-  stockExchange: reqStr.optional(),
+  stockSymbol: shortStr.optional(),
+  stockExchange: shortStr.optional(),
   altBusinessIdType: AltBusinessIdTypeSchema.optional(),
-  altBusinessId: reqStr.optional(),
+  altBusinessId: shortStr.optional(),
   optionalAttributes: optionalAttributeValues.optional(),
 };
 
@@ -591,8 +601,8 @@ export const VetImportSchema = z.object({
 export type VetImport = z.infer<typeof VetImportSchema>;
 
 const campaignContentFields = {
-  subUsecases: z.array(reqStr).default([]),
-  resellerId: reqStr.optional(),
+  subUsecases: z.array(shortStr).default([]),
+  resellerId: shortStr.optional(),
   description: reqStr.max(4096),
   embeddedLink: z.boolean().optional(),
   embeddedPhone: z.boolean().optional(),
@@ -609,25 +619,25 @@ const campaignContentFields = {
   sample4: reqStr.max(1024).optional(),
   sample5: reqStr.max(1024).optional(),
   messageFlow: reqStr.max(4096).optional(),
-  helpMessage: reqStr.optional(),
-  optinMessage: reqStr.optional(),
-  optoutMessage: reqStr.optional(),
-  optinKeywords: reqStr.optional(),
-  optoutKeywords: reqStr.optional(),
-  helpKeywords: reqStr.optional(),
-  privacyPolicyLink: z.url().optional(),
-  termsAndConditionsLink: z.url().optional(),
-  embeddedLinkSample: z.string().optional(),
+  helpMessage: messageStr.optional(),
+  optinMessage: messageStr.optional(),
+  optoutMessage: messageStr.optional(),
+  optinKeywords: shortStr.optional(),
+  optoutKeywords: shortStr.optional(),
+  helpKeywords: shortStr.optional(),
+  privacyPolicyLink: url.optional(),
+  termsAndConditionsLink: url.optional(),
+  embeddedLinkSample: z.string().max(MESSAGE_TEXT_MAX).optional(),
   mnoIDs: z.array(z.number().int()).optional(),
   autoRenewal: z.boolean().optional(),
-  tag: z.array(z.string()).optional(),
+  tag: z.array(z.string().max(SHORT_TEXT_MAX)).optional(),
 };
 
 /** A campaign creation order (`POST /campaignBuilder`) with the CSP's `referenceId`. */
 export const CampaignCreationSchema = z.object({
   referenceId: ReferenceIdSchema,
-  brandId: reqStr,
-  usecase: reqStr,
+  brandId: shortStr,
+  usecase: shortStr,
   ...campaignContentFields,
 });
 export type CampaignCreation = z.infer<typeof CampaignCreationSchema>;
@@ -635,7 +645,7 @@ export type CampaignCreationInput = z.input<typeof CampaignCreationSchema>;
 
 /** `PUT /campaign/{id}`: any subset of campaign fields. */
 export const CampaignUpdateSchema = z
-  .object({ ...campaignContentFields, subUsecases: z.array(reqStr) })
+  .object({ ...campaignContentFields, subUsecases: z.array(shortStr) })
   .partial()
   .refine((patch) => Object.keys(patch).length > 0, { message: 'an update needs at least one field' });
 export type CampaignUpdate = z.infer<typeof CampaignUpdateSchema>;

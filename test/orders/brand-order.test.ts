@@ -62,4 +62,13 @@ describe('brand orders are refused with every field error at once', () => {
     });
     expect(paths).toEqual(['brand.country', 'brand.website']);
   });
+
+  it('refuses absurdly long text with the field named (the spec shows no lengths; the product caps them)', () => {
+    const paths = errorsOf({
+      reference: 'long-1',
+      account: 'local',
+      brand: { ...publicBrand, street: 'x'.repeat(100_000), stockExchange: 'y'.repeat(256) },
+    });
+    expect(paths).toEqual(['brand.stockExchange', 'brand.street']);
+  });
 });
