@@ -472,6 +472,7 @@ type EntityRuleInput = {
   stockExchange?: string | undefined;
   companyName?: string | undefined;
   ein?: string | undefined;
+  mobilePhone?: string | undefined;
 };
 
 /** Spec, fact 6: which entity types are accepted where, and what PUBLIC_PROFIT must supply. */
@@ -508,6 +509,9 @@ export function entityTypeIssues(brand: EntityRuleInput): { path: string[]; mess
     case 'SOLE_PROPRIETOR':
       if (country !== 'US' && country !== 'CA')
         issues.push({ path: ['country'], message: 'SOLE_PROPRIETOR is accepted only from the US or Canada' });
+      // Their "further verification" is a one-time password to this phone.
+      if (!brand.mobilePhone)
+        issues.push({ path: ['mobilePhone'], message: 'mobilePhone is required for SOLE_PROPRIETOR' });
       break;
     default:
       break;

@@ -131,7 +131,7 @@ describe('brand registration rules', () => {
       }).success,
     ).toBe(true);
   });
-  it('GOVERNMENT only US; SOLE_PROPRIETOR only US or CA (and needs no company or EIN)', () => {
+  it('GOVERNMENT only US; SOLE_PROPRIETOR only US or CA, with a mobile phone (and needs no company or EIN)', () => {
     expect(
       paths(BrandRegistrationSchema.safeParse({ ...privateBrand, entityType: 'GOVERNMENT', country: 'CA' })),
     ).toEqual(['country']);
@@ -141,9 +141,12 @@ describe('brand registration rules', () => {
       displayName: 'Jo',
       country: 'CA',
       email: 'jo@x.example',
+      mobilePhone: '+14165550123',
     };
     expect(BrandRegistrationSchema.safeParse(sole).success).toBe(true);
     expect(paths(BrandRegistrationSchema.safeParse({ ...sole, country: 'MX' }))).toEqual(['country']);
+    const { mobilePhone: _none, ...withoutPhone } = sole;
+    expect(paths(BrandRegistrationSchema.safeParse(withoutPhone))).toEqual(['mobilePhone']);
   });
   it('referenceId is required and must match the reference pattern', () => {
     const { referenceId: _drop, ...noRef } = privateBrand;
