@@ -97,6 +97,8 @@ export interface TemporalOutageFigures {
   /** Brands that reached ready, and of those, woken by the webhook (audit cause) rather than a poll. */
   ready: number;
   readyByWebhook: number;
+  /** What moved each ready brand to ready (the drill expects 'webhook' for all). */
+  readyCauses: string[];
   /** BRAND_CONTACT_VERIFIED deliveries answered non-2xx (retried), delivered, discarded. */
   retriedAttempts: number;
   retryStatuses: Record<string, number>;
@@ -147,7 +149,11 @@ export async function temporalOutageDrill(opts: {
           `${ref} awaiting contact verification`,
           async () => {
             const s = await getBrandStatus(stack.client, ref);
-            return s.phase === 'awaiting-contact-verification' && s.brandId ? s.brandId : undefined;
+            // Waiting (its next poll scheduled), not mid-read: a read in flight when Temporal stops
+            // would finish after the restart and could find the verification before the webhook does.
+            return s.phase === 'awaiting-contact-verification' && s.brandId && s.waitingFor?.nextPollAt
+              ? s.brandId
+              : undefined;
           },
           opts.timeoutMs,
         ),
@@ -179,6 +185,9 @@ export async function temporalOutageDrill(opts: {
     );
     const recoverySeconds = round((Date.now() - restartedAt) / 1000, 1);
     const ready = statuses.filter((s) => s !== undefined);
+    const readyCauses = ready.map(
+      (s) => s.audit.entries.find((e) => e.event === 'phase' && e.to === 'ready')?.cause ?? 'unknown',
+    );
     const readyByWebhook = ready.filter(
       (s) => s.audit.entries.find((e) => e.event === 'phase' && e.to === 'ready')?.cause === 'webhook',
     ).length;
@@ -191,6 +200,7 @@ export async function temporalOutageDrill(opts: {
       outageSeconds: opts.outageSeconds,
       ready: ready.length,
       readyByWebhook,
+      readyCauses,
       retriedAttempts: log.filter((e) => e.outcome === 'RETRY' || e.outcome === 'NETWORK_RETRY').length,
       retryStatuses,
       delivered: log.filter((e) => e.outcome === 'DELIVERED').length,
