@@ -1,3 +1,4 @@
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
@@ -7,12 +8,19 @@ import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js
  * A time-skipping environment on the Java test server built by scripts/setup.sh. Time skips whenever
  * every workflow is blocked on a timer, so a 48-hour wait costs milliseconds. The test server has no
  * visibility store: `client.workflow.list()` and `count()` do not work on it, and its clock is global
- * to the environment, so one file's tests share it.
+ * to the environment, so one file's tests share it. The project's search attributes are registered.
  */
-export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createTimeSkipping({
+export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: testServerPath() } },
   });
+  // The test server rejects search attributes it does not know: register the project's, as the dev
+  // server and temporal-docker do.
+  const searchAttributes: Record<string, number> = {};
+  for (const key of allSearchAttributeKeys)
+    searchAttributes[key.name] = encodeSearchAttributeIndexedValueType(key.type) as number;
+  await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes });
+  return env;
 }
 
 /**

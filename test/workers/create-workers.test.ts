@@ -11,7 +11,7 @@ import {
   REGISTRY_WRITES_PER_SECOND,
   WORKFLOW_TASK_QUEUE,
 } from '../../src/workflows/task-queues.js';
-import { registerSearchAttributes, workflowsPath } from '../fixtures/workflow-harness.js';
+import { workflowsPath } from '../fixtures/workflow-harness.js';
 import {
   type SimulatorHarness,
   simulatorAccount,
@@ -23,7 +23,6 @@ let env: TestWorkflowEnvironment;
 let harness: SimulatorHarness;
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  await registerSearchAttributes(env);
   harness = await startTestSimulator({ rateLimits: false });
 });
 afterAll(async () => {

@@ -4,7 +4,6 @@ import { startBrandOrder } from '../../src/orders/index.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
-  registerSearchAttributes,
   uniqueReference,
   waitForStatus,
   withWorkers,
@@ -15,7 +14,6 @@ import { timeSkippingEnv } from '../support/temporal-env.js';
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  await registerSearchAttributes(env);
 });
 afterAll(async () => {
   await env?.teardown();

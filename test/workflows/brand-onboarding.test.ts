@@ -18,7 +18,6 @@ import {
   delivery,
   publicProfitRegistration,
   recordHistory,
-  registerSearchAttributes,
   uniqueReference,
   waitForStatus,
   withWorkers,
@@ -28,7 +27,6 @@ import { timeSkippingEnv } from '../support/temporal-env.js';
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  await registerSearchAttributes(env);
 });
 afterAll(async () => {
   await env?.teardown();

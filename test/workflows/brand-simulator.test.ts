@@ -13,7 +13,6 @@ import {
   brandRegistration,
   publicProfitRegistration,
   recordHistory,
-  registerSearchAttributes,
   uniqueReference,
   waitForStatus,
 } from '../fixtures/workflow-harness.js';
@@ -29,7 +28,6 @@ let env: TestWorkflowEnvironment;
 let harness: SimulatorHarness;
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  await registerSearchAttributes(env);
   // The spec's rate limits (20 GET/s, 20 writes per 10 s); no webhook subscription: every webhook is lost.
   harness = await startTestSimulator();
 });

@@ -8,7 +8,6 @@ import {
   brandRegistration,
   delivery,
   recordHistory,
-  registerSearchAttributes,
   uniqueReference,
   waitForStatus,
   withWorkers,
@@ -18,7 +17,6 @@ import { timeSkippingEnv } from '../support/temporal-env.js';
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  await registerSearchAttributes(env);
 });
 afterAll(async () => {
   await env?.teardown();
