@@ -19,6 +19,30 @@ export function searchAttributeFlags(): string[] {
   ]);
 }
 
+/**
+ * Dynamic configuration every dev server of the project runs with: one partition per task queue.
+ *
+ * The registry's budget is held by task-queue rate limits (`maxTaskQueueActivitiesPerSecond` on
+ * `registry-writes/{account}` and `registry-reads/{account}`). Temporal splits that rate evenly over
+ * the queue's read partitions (4 by default) and places each new task on a random partition, so
+ * 2 writes/s becomes 0.5/s per partition, and the queue runs at the full rate only while all four
+ * partitions hold a backlog. As partitions drain unevenly the rate falls to 1.5, 1 and 0.5 per
+ * second: the bulk benchmark lost a fifth of the write budget that way. One partition makes the
+ * limit exact. A production cluster needs the same setting for the registry queues (docs/operations.md).
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
+  'matching.numTaskqueueReadPartitions': '1',
+  'matching.numTaskqueueWritePartitions': '1',
+};
+
+/** `--dynamic-config-value KEY=VALUE` arguments for DEV_SERVER_DYNAMIC_CONFIG. */
+export function dynamicConfigFlags(): string[] {
+  return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${value}`,
+  ]);
+}
+
 export interface DevServerOptions {
   ip: string;
   port: number;
@@ -48,5 +72,6 @@ export function devServerArgs(opts: DevServerOptions): string[] {
     '--log-level',
     'warn',
     ...searchAttributeFlags(),
+    ...dynamicConfigFlags(),
   ];
 }

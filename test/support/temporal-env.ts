@@ -1,6 +1,7 @@
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { dynamicConfigFlags } from '../../src/toolchain/dev-server.js';
 import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
 import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
 
@@ -33,6 +34,7 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
       executable: { type: 'existing-path', path: temporalCliPath() },
       searchAttributes: [...allSearchAttributeKeys],
       ip: '127.0.0.1',
+      extraArgs: dynamicConfigFlags(),
     },
   });
 }
