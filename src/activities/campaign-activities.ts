@@ -2,7 +2,8 @@
  * The campaign workflow's activities. Registry calls go through the account's RegistryClient
  * (credentials stay in worker configuration); `checkBrandReadiness` also asks the brand workflow
  * `brand/{brandReference}` for its status through the Temporal client of the activity context.
- * Results are trimmed to the records in ./campaign-types.ts.
+ * Results are trimmed to the records in ./campaign-types.ts. Registry calls get the attempt's
+ * cancellation signal (./heartbeat.ts); workers wrap these maps in `withHeartbeat`.
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
@@ -29,6 +30,7 @@ import type {
   SharingSnapshot,
 } from './campaign-types.js';
 import { mapRegistryErrors } from './failures.js';
+import { attemptCallOptions } from './heartbeat.js';
 import type { RegistryClientResolver } from './registry-activities.js';
 import { RegistryFailureTypes } from './types.js';
 
@@ -177,12 +179,13 @@ export function createCampaignReadActivities(
     checkBrandReadiness: ({ account, brandReference, at }) =>
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
+        const opts = attemptCallOptions();
         const wf = await brandWorkflowStatus(temporal(), brandReference);
         const reasons: string[] = [];
         let brandId = wf?.brandId;
         if (!wf) {
           // No brand workflow: a brand registered outside this orchestrator may still exist by reference.
-          const found = await client.findBrandByReference(brandReference);
+          const found = await client.findBrandByReference(brandReference, opts);
           brandId = found?.brandId;
           if (!brandId)
             reasons.push(
@@ -201,7 +204,7 @@ export function createCampaignReadActivities(
         if (!brandId) return readiness;
         readiness.brandId = brandId;
         // The registry confirms: "signals wake, reads decide" applies to the brand workflow's word too.
-        const brand = await client.getBrand(brandId);
+        const brand = await client.getBrand(brandId, opts);
         readiness.entityType = brand.entityType ?? wf?.entityType ?? '';
         readiness.identityStatus = brand.identityStatus ?? 'UNVERIFIED';
         readiness.brandStatus = brand.status ?? 'ACTIVE';
@@ -222,9 +225,10 @@ export function createCampaignReadActivities(
     checkCampaignBuilder: ({ account, brandId, usecase }) =>
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
-        const brandAnswer = await client.getCampaignBuilderBrand(brandId);
+        const opts = attemptCallOptions();
+        const brandAnswer = await client.getCampaignBuilderBrand(brandId, opts);
         try {
-          const useCaseAnswer = await client.getCampaignBuilderUseCase(brandId, usecase);
+          const useCaseAnswer = await client.getCampaignBuilderUseCase(brandId, usecase, opts);
           return builderCheck(brandAnswer, useCaseAnswer, usecase);
         } catch (error) {
           if (error instanceof NotFoundError)
@@ -237,7 +241,7 @@ export function createCampaignReadActivities(
       }),
     getUseCaseLimits: ({ account, usecase }) =>
       mapRegistryErrors(async () => {
-        const useCases = await clientOf(resolve, account).listUseCases();
+        const useCases = await clientOf(resolve, account).listUseCases({}, attemptCallOptions());
         const uc = useCases[usecase];
         if (!uc) return { usecase, exists: false };
         return {
@@ -250,16 +254,19 @@ export function createCampaignReadActivities(
       }),
     findCampaignByReference: ({ account, referenceId }) =>
       mapRegistryErrors(async () => {
-        const found = await clientOf(resolve, account).findCampaignByReference(referenceId);
+        const found = await clientOf(resolve, account).findCampaignByReference(
+          referenceId,
+          attemptCallOptions(),
+        );
         return found ? campaignSnapshot(found) : null;
       }),
     getCampaign: ({ account, campaignId }) =>
       mapRegistryErrors(async () =>
-        campaignSnapshot(await clientOf(resolve, account).getCampaign(campaignId)),
+        campaignSnapshot(await clientOf(resolve, account).getCampaign(campaignId, attemptCallOptions())),
       ),
     getCampaignSharing: ({ account, campaignId }) =>
       mapRegistryErrors(async () => {
-        const sharing = await clientOf(resolve, account).getCampaignSharing(campaignId);
+        const sharing = await clientOf(resolve, account).getCampaignSharing(campaignId, attemptCallOptions());
         return sharing.sharedByMe ? sharingSnapshot(sharing.sharedByMe) : null;
       }),
   };
@@ -270,9 +277,10 @@ export function createCampaignWriteActivities(resolve: RegistryClientResolver): 
     createCampaign: ({ account, creation }) =>
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
+        const opts = attemptCallOptions();
         // The client looks the reference up before creating and after an ambiguous failure, so a
         // retried activity (after a timeout that committed) finds the campaign instead of paying twice.
-        const created = await client.createCampaign(creation);
+        const created = await client.createCampaign(creation, opts);
         if (!created.alreadyExisted || Object.keys(created.mnoMetadata).length > 0)
           return {
             campaignId: created.campaignId,
@@ -280,7 +288,7 @@ export function createCampaignWriteActivities(resolve: RegistryClientResolver): 
             alreadyExisted: created.alreadyExisted,
           };
         // Found by reference: the creation answer (and its mnoMetadata) was lost; read what the registry keeps.
-        const existing = campaignSnapshot(await client.getCampaign(created.campaignId));
+        const existing = campaignSnapshot(await client.getCampaign(created.campaignId, opts));
         return {
           campaignId: created.campaignId,
           mnoMetadata: existing.mnoMetadata ?? {},
@@ -289,11 +297,15 @@ export function createCampaignWriteActivities(resolve: RegistryClientResolver): 
       }),
     updateCampaign: ({ account, campaignId, patch }) =>
       mapRegistryErrors(async () =>
-        campaignSnapshot(await clientOf(resolve, account).updateCampaign(campaignId, patch)),
+        campaignSnapshot(
+          await clientOf(resolve, account).updateCampaign(campaignId, patch, attemptCallOptions()),
+        ),
       ),
     shareCampaign: ({ account, campaignId, upstreamCnpId }) =>
       mapRegistryErrors(async () =>
-        sharingSnapshot(await clientOf(resolve, account).shareCampaign(campaignId, upstreamCnpId)),
+        sharingSnapshot(
+          await clientOf(resolve, account).shareCampaign(campaignId, upstreamCnpId, attemptCallOptions()),
+        ),
       ),
   };
 }

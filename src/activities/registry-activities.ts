@@ -1,13 +1,16 @@
 /**
  * The registry activities. They take the CSP account's NAME; `clients` resolves it to a configured
  * RegistryClient (credentials stay in worker configuration). Results are trimmed to the records in
- * ./types.ts, so workflow history holds no more than workflows decide on.
+ * ./types.ts, so workflow history holds no more than workflows decide on. Every registry call gets
+ * the attempt's cancellation signal (./heartbeat.ts): a cancelled or timed-out attempt stops waiting
+ * in the client's rate limiter and aborts its HTTP request. Workers wrap these maps in `withHeartbeat`.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RegistryClient } from '../registry/client.js';
 import type { Brand, ExternalVet } from '../registry/schemas.js';
 import { mapRegistryErrors } from './failures.js';
+import { attemptCallOptions } from './heartbeat.js';
 import {
   type BrandSnapshot,
   type RegistryActivities,
@@ -72,15 +75,20 @@ function clientOf(resolve: RegistryClientResolver, account: string): RegistryCli
 export function createRegistryReadActivities(resolve: RegistryClientResolver): RegistryReadActivities {
   return {
     getBrand: ({ account, brandId }) =>
-      mapRegistryErrors(async () => brandSnapshot(await clientOf(resolve, account).getBrand(brandId))),
+      mapRegistryErrors(async () =>
+        brandSnapshot(await clientOf(resolve, account).getBrand(brandId, attemptCallOptions())),
+      ),
     listExternalVets: ({ account, brandId }) =>
       mapRegistryErrors(async () =>
-        (await clientOf(resolve, account).listExternalVets(brandId)).map(vetRecord),
+        (await clientOf(resolve, account).listExternalVets(brandId, attemptCallOptions())).map(vetRecord),
       ),
     countActiveCampaigns: ({ account, brandId }) =>
       mapRegistryErrors(async () => {
         let count = 0;
-        for await (const campaign of clientOf(resolve, account).campaigns({ brandId })) {
+        for await (const campaign of clientOf(resolve, account).campaigns(
+          { brandId },
+          attemptCallOptions(),
+        )) {
           if (campaign.status === 'ACTIVE') count++;
         }
         return count;
@@ -92,23 +100,26 @@ export function createRegistryWriteActivities(resolve: RegistryClientResolver): 
   return {
     registerBrand: ({ account, registration }) =>
       mapRegistryErrors(async () =>
-        brandSnapshot(await clientOf(resolve, account).registerBrand(registration)),
+        brandSnapshot(await clientOf(resolve, account).registerBrand(registration, attemptCallOptions())),
       ),
     updateBrand: ({ account, brandId, patch }) =>
       mapRegistryErrors(async () =>
-        brandSnapshot(await clientOf(resolve, account).updateBrand(brandId, patch)),
+        brandSnapshot(await clientOf(resolve, account).updateBrand(brandId, patch, attemptCallOptions())),
       ),
     revetBrand: ({ account, brandId }) =>
-      mapRegistryErrors(async () => brandSnapshot(await clientOf(resolve, account).revetBrand(brandId))),
+      mapRegistryErrors(async () =>
+        brandSnapshot(await clientOf(resolve, account).revetBrand(brandId, attemptCallOptions())),
+      ),
     appealBrand: ({ account, brandId, appeal }) =>
-      mapRegistryErrors(() => clientOf(resolve, account).appealBrand(brandId, appeal)),
+      mapRegistryErrors(() => clientOf(resolve, account).appealBrand(brandId, appeal, attemptCallOptions())),
     orderExternalVet: ({ account, brandId, evpId, vettingClass }) =>
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
+        const opts = attemptCallOptions();
         // A vet order may be billed. On a retry (the first attempt may have reached the registry
         // before it failed), a vet of this provider and class still in progress is the one we ordered.
         if (currentAttempt() > 1) {
-          const existing = (await client.listExternalVets(brandId)).find(
+          const existing = (await client.listExternalVets(brandId, opts)).find(
             (v) =>
               v.evpId === evpId &&
               v.vettingClass === vettingClass &&
@@ -117,20 +128,28 @@ export function createRegistryWriteActivities(resolve: RegistryClientResolver): 
           if (existing) return vetRecord(existing);
         }
         return vetRecord(
-          await client.orderExternalVet(brandId, {
-            evpId,
-            vettingClass: vettingClass as 'STANDARD' | 'ENHANCED' | 'POLITICAL',
-          }),
+          await client.orderExternalVet(
+            brandId,
+            {
+              evpId,
+              vettingClass: vettingClass as 'STANDARD' | 'ENHANCED' | 'POLITICAL',
+            },
+            opts,
+          ),
         );
       }),
     importExternalVet: ({ account, brandId, evpId, vettingId, vettingToken }) =>
       mapRegistryErrors(async () =>
         vetRecord(
-          await clientOf(resolve, account).importExternalVet(brandId, {
-            evpId,
-            vettingId,
-            ...(vettingToken ? { vettingToken } : {}),
-          }),
+          await clientOf(resolve, account).importExternalVet(
+            brandId,
+            {
+              evpId,
+              vettingId,
+              ...(vettingToken ? { vettingToken } : {}),
+            },
+            attemptCallOptions(),
+          ),
         ),
       ),
   };

@@ -19,6 +19,7 @@ import {
   createCampaignWriteActivities,
 } from '../activities/campaign-activities.js';
 import type { CampaignReadActivities, CampaignWriteActivities } from '../activities/campaign-types.js';
+import { withHeartbeat } from '../activities/heartbeat.js';
 import {
   createRegistryReadActivities,
   createRegistryWriteActivities,
@@ -127,9 +128,17 @@ export async function createWorkers(
     }),
   );
   for (const account of config.accounts) {
+    // The real activities heartbeat while they run (the stubs set a heartbeat timeout), so a worker
+    // that dies mid-call is noticed in seconds. Test overrides are taken as given.
     const activities = options.activitiesFor?.(account) ?? {
-      reads: { ...createRegistryReadActivities(resolve), ...createCampaignReadActivities(resolve) },
-      writes: { ...createRegistryWriteActivities(resolve), ...createCampaignWriteActivities(resolve) },
+      reads: withHeartbeat({
+        ...createRegistryReadActivities(resolve),
+        ...createCampaignReadActivities(resolve),
+      }),
+      writes: withHeartbeat({
+        ...createRegistryWriteActivities(resolve),
+        ...createCampaignWriteActivities(resolve),
+      }),
     };
     workers.push(
       await Worker.create({

@@ -1,0 +1,133 @@
+/**
+ * Registry activities heartbeat while they run and stop when they settle (src/activities/heartbeat.ts),
+ * and a cancelled attempt stops waiting in the registry client's rate limiter. Activities run in
+ * @temporalio/testing's MockActivityEnvironment, which emits 'heartbeat' for every heartbeat.
+ */
+import { CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { afterEach, describe, expect, it } from 'vitest';
+import { heartbeating, withHeartbeat } from '../../src/activities/heartbeat.js';
+import { createRegistryWriteActivities } from '../../src/activities/registry-activities.js';
+import { RegistryClient } from '../../src/registry/client.js';
+import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
+import { MOCK_KEY, MOCK_ORIGIN, MOCK_SECRET, MockRegistry } from '../registry/support/mock-registry.js';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A mock activity context; its logger stays quiet about the failures these tests provoke. */
+function mockEnv(info: { heartbeatTimeoutMs?: number } = {}): MockActivityEnvironment {
+  return new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') });
+}
+
+function countHeartbeats(env: MockActivityEnvironment): { count: number } {
+  const seen = { count: 0 };
+  env.on('heartbeat', () => {
+    seen.count += 1;
+  });
+  return seen;
+}
+
+describe('withHeartbeat', () => {
+  it('heartbeats while a slow activity runs and stops once it has completed', async () => {
+    const env = mockEnv();
+    const seen = countHeartbeats(env);
+    const activities = withHeartbeat(
+      {
+        slow: async (ms: number) => {
+          await sleep(ms);
+          return `slept ${ms}`;
+        },
+      },
+      { intervalMs: 40 },
+    );
+    await expect(env.run(activities.slow, 400)).resolves.toBe('slept 400');
+    const atCompletion = seen.count;
+    expect(atCompletion).toBeGreaterThanOrEqual(5); // ~10 intervals of 40 ms; generous for a loaded box
+    await sleep(300);
+    expect(seen.count).toBe(atCompletion);
+  });
+
+  it('stops heartbeating when the activity fails, and passes the failure on', async () => {
+    const env = mockEnv();
+    const seen = countHeartbeats(env);
+    const failing = heartbeating(
+      async () => {
+        await sleep(200);
+        throw new Error('registry said no');
+      },
+      { intervalMs: 40 },
+    );
+    await expect(env.run(failing)).rejects.toThrow('registry said no');
+    const atFailure = seen.count;
+    expect(atFailure).toBeGreaterThanOrEqual(2);
+    await sleep(200);
+    expect(seen.count).toBe(atFailure);
+  });
+
+  it('heartbeats well within a short heartbeat timeout even when the configured interval is longer', async () => {
+    const env = mockEnv({ heartbeatTimeoutMs: 200 });
+    const seen = countHeartbeats(env);
+    const slow = heartbeating(() => sleep(500), { intervalMs: 60_000 });
+    await env.run(slow);
+    expect(seen.count).toBeGreaterThanOrEqual(4); // every 50 ms (a quarter of the timeout)
+  });
+
+  it('is a no-op outside an activity: unit tests call activities directly', async () => {
+    const { twice } = withHeartbeat({ twice: async (n: number) => n * 2 }, { intervalMs: 1 });
+    await expect(twice(21)).resolves.toBe(42);
+  });
+});
+
+describe('cancellation reaches the registry client', () => {
+  const registries: MockRegistry[] = [];
+  afterEach(async () => {
+    await Promise.all(registries.splice(0).map((r) => r.agent.close()));
+    clearRateLimiters();
+  });
+
+  it('a cancelled write attempt stops waiting in the rate limiter and sends nothing', async () => {
+    const registry = new MockRegistry().listen();
+    registries.push(registry);
+    const client = new RegistryClient({
+      environment: 'qa',
+      baseUrl: MOCK_ORIGIN,
+      allowedHosts: [new URL(MOCK_ORIGIN).hostname],
+      apiKey: MOCK_KEY,
+      apiSecret: MOCK_SECRET,
+      dispatcher: registry.agent,
+      // One write per 10 s: the second registration waits ~10 s for its POST.
+      rateLimits: { getsPerSecond: 20, writesPer10Seconds: 1 },
+      timeoutMs: 2_000,
+    });
+    const writes = withHeartbeat(
+      createRegistryWriteActivities(() => client),
+      { intervalMs: 50 },
+    );
+    const registration = (referenceId: string) => ({
+      referenceId,
+      entityType: 'PRIVATE_PROFIT' as const,
+      displayName: 'Acme',
+      companyName: 'Acme Inc',
+      ein: '123456789',
+      country: 'US',
+      email: 'ops@acme.example',
+    });
+    await mockEnv().run(writes.registerBrand, {
+      account: 'acme',
+      registration: registration('first'),
+    });
+
+    const env = mockEnv();
+    const seen = countHeartbeats(env);
+    const started = Date.now();
+    const second = env.run(writes.registerBrand, { account: 'acme', registration: registration('second') });
+    await sleep(400);
+    expect(seen.count).toBeGreaterThanOrEqual(2); // heartbeating while it waits in the limiter
+    env.cancel();
+    await expect(second).rejects.toBeInstanceOf(CancelledFailure);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const posts = registry.requests.filter((r) => r.method === 'POST');
+    expect(posts.map((r) => (r.body as { referenceId: string }).referenceId)).toEqual(['first']);
+  });
+});
