@@ -18,6 +18,17 @@ export const CspAccountSchema = z.object({
   apiKey: z.string().min(1),
   apiSecret: z.string().min(1),
   cspId: z.string().min(1).optional(),
+  /**
+   * The account's registry budget, when the registry grants it another than the spec's (20 GET/s,
+   * 20 writes per 10 s). It sets both the task-queue rate limits and the client's limiter.
+   */
+  rateLimits: z
+    .object({
+      getsPerSecond: z.number().positive().max(10_000),
+      writesPer10Seconds: z.number().positive().max(100_000),
+    })
+    .strict()
+    .optional(),
 });
 export type CspAccountConfig = z.infer<typeof CspAccountSchema>;
 
@@ -43,6 +54,12 @@ export interface TemporalConnectionConfig {
 export interface WorkerConfig {
   temporal: TemporalConnectionConfig;
   accounts: CspAccountConfig[];
+  /**
+   * Workflows the worker keeps in memory between tasks (TCR_WORKER_MAX_CACHED_WORKFLOWS). Undefined:
+   * the SDK's default, derived from the heap limit. An evicted workflow is replayed from its history
+   * on its next task.
+   */
+  maxCachedWorkflows?: number;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +123,12 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       'TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY: set both (mTLS client certificate and key) or neither',
     );
   const accounts = readAccounts(env, problems);
+  let maxCachedWorkflows: number | undefined;
+  if (env.TCR_WORKER_MAX_CACHED_WORKFLOWS) {
+    maxCachedWorkflows = Number(env.TCR_WORKER_MAX_CACHED_WORKFLOWS);
+    if (!Number.isSafeInteger(maxCachedWorkflows) || maxCachedWorkflows < 2)
+      problems.push('TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const tls =
     tlsCert || env.TEMPORAL_TLS_CA
@@ -123,6 +146,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       ...(tls ? { tls } : {}),
     },
     accounts,
+    ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   };
 }
 
@@ -142,6 +166,8 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
       cspId: a.cspId,
       apiKey: '[redacted]',
       apiSecret: '[redacted]',
+      ...(a.rateLimits ? { rateLimits: a.rateLimits } : {}),
     })),
+    ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
   };
 }

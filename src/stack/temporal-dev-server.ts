@@ -9,7 +9,8 @@ export interface DevServerStartOptions {
   port: number;
   uiPort: number;
   namespace: string;
-  dbFile: string;
+  /** SQLite file; undefined keeps the server's state in memory. */
+  dbFile?: string;
   /** Where the server's own output goes (default: dropped). */
   output?: 'inherit' | 'ignore';
   /** How long to wait for the server to accept gRPC calls (default 60 s). */
@@ -30,7 +31,7 @@ export async function startDevServer(opts: DevServerStartOptions): Promise<Runni
     port: opts.port,
     uiPort: opts.uiPort,
     namespace: opts.namespace,
-    dbFile: opts.dbFile,
+    ...(opts.dbFile !== undefined ? { dbFile: opts.dbFile } : {}),
   });
   const child: ChildProcess = spawn(temporalCliPath(), args, {
     stdio: ['ignore', opts.output ?? 'ignore', opts.output ?? 'ignore'],

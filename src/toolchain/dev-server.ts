@@ -48,8 +48,8 @@ export interface DevServerOptions {
   port: number;
   uiPort: number;
   namespace: string;
-  /** SQLite file that keeps workflows across restarts. */
-  dbFile: string;
+  /** SQLite file that keeps workflows across restarts; undefined: in memory, gone at exit. */
+  dbFile?: string;
 }
 
 /** Arguments for `temporal server start-dev` with persistence, the Web UI and our search attributes. */
@@ -65,8 +65,7 @@ export function devServerArgs(opts: DevServerOptions): string[] {
     String(opts.uiPort),
     '--namespace',
     opts.namespace,
-    '--db-filename',
-    opts.dbFile,
+    ...(opts.dbFile !== undefined ? ['--db-filename', opts.dbFile] : []),
     '--log-format',
     'pretty',
     '--log-level',

@@ -105,6 +105,7 @@ export function registryResolver(accounts: CspAccountConfig[]): RegistryClientRe
       apiKey: account.apiKey,
       apiSecret: account.apiSecret,
       maxRateLimitRetries: 0,
+      ...(account.rateLimits ? { rateLimits: account.rateLimits } : {}),
     });
   };
 }
@@ -124,6 +125,7 @@ export async function createWorkers(
       connection,
       namespace,
       taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
+      ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
     }),
   );
@@ -146,7 +148,7 @@ export async function createWorkers(
         namespace,
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
-        maxTaskQueueActivitiesPerSecond: REGISTRY_READS_PER_SECOND,
+        maxTaskQueueActivitiesPerSecond: account.rateLimits?.getsPerSecond ?? REGISTRY_READS_PER_SECOND,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       }),
       await Worker.create({
@@ -154,7 +156,9 @@ export async function createWorkers(
         namespace,
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
-        maxTaskQueueActivitiesPerSecond: REGISTRY_WRITES_PER_SECOND,
+        maxTaskQueueActivitiesPerSecond: account.rateLimits
+          ? account.rateLimits.writesPer10Seconds / 10
+          : REGISTRY_WRITES_PER_SECOND,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       }),
     );

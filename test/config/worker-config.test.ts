@@ -102,6 +102,34 @@ describe('loadWorkerConfig', () => {
     ]);
   });
 
+  it("reads an account's own rate budget and the workflow cache size, and names the field at fault", () => {
+    const config = loadWorkerConfig({
+      TCR_ACCOUNTS: JSON.stringify([account({ rateLimits: { getsPerSecond: 50, writesPer10Seconds: 100 } })]),
+      TCR_WORKER_MAX_CACHED_WORKFLOWS: '500',
+    });
+    expect(config.accounts[0]?.rateLimits).toEqual({ getsPerSecond: 50, writesPer10Seconds: 100 });
+    expect(config.maxCachedWorkflows).toBe(500);
+    const defaults = loadWorkerConfig({ TCR_ACCOUNTS: JSON.stringify([account()]) });
+    expect(defaults.accounts[0]?.rateLimits).toBeUndefined();
+    expect(defaults.maxCachedWorkflows).toBeUndefined();
+
+    const problems = problemsOf({
+      TCR_ACCOUNTS: JSON.stringify([
+        account({ rateLimits: { getsPerSecond: 0, writesPer10Seconds: 20 } }),
+        account({ name: 'beta', rateLimits: { getsPerSecond: 20, writesPerSecond: 2 } }),
+      ]),
+      TCR_WORKER_MAX_CACHED_WORKFLOWS: 'lots',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^TCR_ACCOUNTS\[0\]\.rateLimits\.getsPerSecond: /),
+        expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits\.writesPer10Seconds: /),
+        expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits: .*writesPerSecond/),
+        'TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2',
+      ]),
+    );
+  });
+
   it('describeWorkerConfig redacts every secret', () => {
     const config = loadWorkerConfig({
       TCR_ACCOUNTS: JSON.stringify([account()]),
