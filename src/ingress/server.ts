@@ -136,13 +136,12 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     },
     handler: async (request, reply) => {
       const started = performance.now();
-      const clientAddress = policy.clientAddress(
-        request.socket.remoteAddress ?? '',
-        request.headers['x-forwarded-for'],
-      );
+      // Needed only to log a rejection (onRequest already applied the allow-list).
+      const clientAddress = () =>
+        policy.clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for']);
       const signature = request.headers[SIGNATURE_HEADER];
       if (typeof signature !== 'string' || signature.trim() === '') {
-        return reject(request, reply, 401, 'signature_missing', clientAddress);
+        return reject(request, reply, 401, 'signature_missing', clientAddress());
       }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       let parsed: unknown;
@@ -151,10 +150,10 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
         parsed = JSON.parse(raw.toString('utf8'));
         canonical = canonicalJson(parsed);
       } catch {
-        return reject(request, reply, 400, 'not_json', clientAddress);
+        return reject(request, reply, 400, 'not_json', clientAddress());
       }
       if (!signatureMatches(signature, config.secrets, config.webhookUrl, canonical)) {
-        return reject(request, reply, 401, 'signature_invalid', clientAddress);
+        return reject(request, reply, 401, 'signature_invalid', clientAddress());
       }
       metrics.eventVerified();
       const deliveryId = deliveryIdOf(canonical);
@@ -219,11 +218,13 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
         if (outcome.action === 'signalled') metrics.eventRouted(outcome.kind, outcome.via);
         else metrics.eventParked(outcome.kind, outcome.via);
       }
+      // Answer first, then log: the registry's queue for this account waits on our answer, not on the log line.
+      reply.code(200).send(ack);
       logger.info(
         { ...logFields, outcome: outcome.action, workflowId: ack.workflowId, ms: Math.round(seconds * 1000) },
         'webhook handed off',
       );
-      return reply.code(200).send(ack);
+      return reply;
     },
   });
 
