@@ -14,7 +14,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
-    testTimeout: 1_800_000,
+    testTimeout: 3_600_000,
     hookTimeout: 300_000,
     reporters: ['default'],
     setupFiles: ['test/support/quiet-runtime.ts'],

@@ -3,29 +3,42 @@
  * 1 connection (how the registry delivers: one worker per account) and at 16, against the local
  * dev server, side by side with the raw rate of `signalWithStart` from a plain Temporal client in
  * the same run. Both sides signal the same running workflows (no worker polls them, so the server
- * only records the signals). Run:
+ * only records the signals).
+ *
+ * The ingress runs as it does in production: its own process (`node dist/cli/main.js ingress`),
+ * logging every event at info level (to /dev/null). The load generator and the raw client share
+ * this process. The machine is small and shared, so the phases are interleaved: every round runs
+ * each path once, and each path's figures pool its rounds, so a slow spell hits all paths alike. The
+ * ratios are given both ways: pooled rates, and the median over rounds of the ratio within a round.
+ * Run (after `npm run build`):
  *   npx vitest run --config bench/ingress/vitest.config.ts
- * BENCH_SECONDS (default 10) sets each phase's length. Results go to stdout and
- * bench/ingress/results.json.
+ * BENCH_SECONDS (default 2) sets each phase's length, BENCH_ROUNDS (default 8) the rounds,
+ * BENCH_INGRESS_CPU_PROFILE a directory for a CPU profile of the ingress process,
+ * BENCH_INGRESS_IN_PROCESS=1 runs the ingress in this process instead. Results go to
+ * stdout and bench/ingress/results.json.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
-import type { Client } from '@temporalio/client';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseIngressConfig } from '../../src/ingress/config.js';
-import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
+import { startIngress } from '../../src/ingress/server.js';
 import { canonicalJson, deliveryIdOf, signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
+import { freePort } from '../../src/stack/ports.js';
+import { projectRoot } from '../../src/toolchain/paths.js';
 import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { type RegistryEventDelivery, registryEventSignal } from '../../src/workflows/signals.js';
 import { devServerEnv } from '../../test/support/temporal-env.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_MS = 1_500;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const WARMUP_MS = 500;
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'bench-secret';
 /** Fresh target workflows per phase, so no history grows across phases. */
@@ -39,10 +52,13 @@ interface PhaseResult {
   name: string;
   connections: number;
   events: number;
+  seconds: number;
   perSecond: number;
   p50ms: number;
   p99ms: number;
   errors: number;
+  /** Events per second of each round, in order. */
+  roundRates: number[];
 }
 
 const errorMessages = new Map<string, number>();
@@ -69,97 +85,157 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+interface Accumulator {
+  latencies: number[];
+  seconds: number;
+  errors: number;
+  roundRates: number[];
+}
+
+/** One timed phase of one path; its latencies and time are added to the path's accumulator. */
 async function phase(
   name: string,
   connections: number,
+  round: number,
   once: (worker: number) => Promise<boolean>,
-): Promise<PhaseResult> {
-  const loop = async (
-    worker: number,
-    until: number,
-    latencies: number[] | undefined,
-    errors: { n: number },
-  ) => {
+  into: Accumulator,
+): Promise<void> {
+  const loop = async (worker: number, until: number, latencies: number[] | undefined) => {
     while (Date.now() < until) {
       const started = performance.now();
       const ok = await once(worker);
-      if (!ok) errors.n++;
+      if (!ok && latencies) into.errors++;
       latencies?.push(performance.now() - started);
     }
   };
-  phaseTag = `${name.replace(/\W+/g, '-')}-${connections}`;
+  phaseTag = `${name.replace(/\W+/g, '-')}-${connections}-${round}`;
   // Targets exist before the clock starts (the ingress signals existing workflows).
   await Promise.all(Array.from({ length: TARGETS }, (_, i) => ensureTarget(i)));
-  const warm = { n: 0 };
   const warmUntil = Date.now() + WARMUP_MS;
-  await Promise.all(Array.from({ length: connections }, (_, w) => loop(w, warmUntil, undefined, warm)));
+  await Promise.all(Array.from({ length: connections }, (_, w) => loop(w, warmUntil, undefined)));
   const latencies: number[] = [];
-  const errors = { n: 0 };
   const started = performance.now();
   const until = Date.now() + SECONDS * 1000;
-  await Promise.all(Array.from({ length: connections }, (_, w) => loop(w, until, latencies, errors)));
+  await Promise.all(Array.from({ length: connections }, (_, w) => loop(w, until, latencies)));
   const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const result = {
+  into.latencies.push(...latencies);
+  into.seconds += elapsed;
+  into.roundRates.push(Math.round(latencies.length / elapsed));
+}
+
+function summary(name: string, connections: number, acc: Accumulator): PhaseResult {
+  const sorted = [...acc.latencies].sort((a, b) => a - b);
+  return {
     name,
     connections,
-    events: latencies.length,
-    perSecond: Math.round(latencies.length / elapsed),
-    p50ms: Number(percentile(latencies, 50).toFixed(2)),
-    p99ms: Number(percentile(latencies, 99).toFixed(2)),
-    errors: errors.n,
+    events: sorted.length,
+    seconds: Number(acc.seconds.toFixed(1)),
+    perSecond: Math.round(sorted.length / acc.seconds),
+    p50ms: Number(percentile(sorted, 50).toFixed(2)),
+    p99ms: Number(percentile(sorted, 99).toFixed(2)),
+    errors: acc.errors,
+    roundRates: acc.roundRates,
   };
-  console.log(JSON.stringify(result));
-  return result;
 }
 
 let ensureTarget: (i: number) => Promise<unknown> = async () => {};
 
 let env: TestWorkflowEnvironment;
-let ingressClient: Client;
-let ingress: RunningIngress;
+let ingressProcess: ChildProcess | undefined;
+let ingressUrl: string;
+let closeInProcess: (() => Promise<void>) | undefined;
+/**
+ * BENCH_INGRESS_IN_PROCESS=1 runs the ingress inside this process instead (from src/, same event loop
+ * as the load generator): no process hop, to tell the ingress's own cost from the hop's.
+ */
+const IN_PROCESS = process.env.BENCH_INGRESS_IN_PROCESS === '1';
+
+/** Starts `tcr ingress` from dist/ as its own process and waits until it listens. */
+async function startIngressProcess(temporalAddress: string): Promise<string> {
+  const port = await freePort();
+  // BENCH_INGRESS_CPU_PROFILE=dir writes a V8 CPU profile of the ingress process into dir.
+  const profileDir = process.env.BENCH_INGRESS_CPU_PROFILE;
+  const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profileArgs, join(projectRoot, 'dist/cli/main.js'), 'ingress'], {
+    env: {
+      ...process.env,
+      TCR_INGRESS_HOST: '127.0.0.1',
+      TCR_INGRESS_PORT: String(port),
+      TCR_WEBHOOK_URL: WEBHOOK_URL,
+      TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      TCR_INGRESS_LOG_LEVEL: 'info',
+    },
+    // The info log line of every event is written, as in production, and thrown away by the OS.
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  ingressProcess = child;
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('ingress listening')) resolve();
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`ingress exited (${code}) before listening (did you run npm run build?): ${stderr}`)),
+    );
+  });
+  return `http://127.0.0.1:${port}`;
+}
 
 beforeAll(async () => {
   env = await devServerEnv();
-  ingressClient = createIngressClient({
-    temporalAddress: env.address,
-    temporalNamespace: env.namespace ?? 'default',
-  });
-  ingress = await startIngress({
-    config: parseIngressConfig({
+  if (IN_PROCESS) {
+    const config = parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
       TCR_INGRESS_PORT: '0',
       TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
-    }),
-    client: ingressClient,
-    // Real logging cost, thrown away.
-    logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false })),
-  });
+      TEMPORAL_ADDRESS: env.address,
+    });
+    const client = createIngressClient(config);
+    const ingress = await startIngress({
+      config,
+      client,
+      logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true })),
+    });
+    closeInProcess = async () => {
+      await ingress.close();
+      await client.connection.close();
+    };
+    ingressUrl = ingress.url;
+  } else {
+    ingressUrl = await startIngressProcess(env.address);
+  }
 });
 
 afterAll(async () => {
-  await ingress?.close();
-  await ingressClient?.connection.close();
+  await closeInProcess?.();
+  if (ingressProcess && ingressProcess.exitCode === null) {
+    const exited = new Promise((resolve) => ingressProcess?.once('exit', resolve));
+    ingressProcess.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
   await env?.teardown();
 });
 
 it('measures the ingress against raw signalWithStart', async () => {
   const client = env.client;
+  const deliveryFor = (event: Record<string, unknown>): RegistryEventDelivery => ({
+    event: event as RegistryEventDelivery['event'],
+    receivedAt: new Date().toISOString(),
+    deliveryId: deliveryIdOf(canonicalJson(event)),
+  });
   const rawSignal = async (worker: number): Promise<boolean> => {
-    const event = nextEvent(worker);
-    const delivery: RegistryEventDelivery = {
-      event: event as RegistryEventDelivery['event'],
-      receivedAt: new Date().toISOString(),
-      deliveryId: deliveryIdOf(canonicalJson(event)),
-    };
     try {
       await client.workflow.signalWithStart('recordingOwner', {
         taskQueue,
         workflowId: brandWorkflowId(reference(worker)),
         args: [{ kind: 'brand', reference: reference(worker) }],
         signal: registryEventSignal,
-        signalArgs: [delivery],
+        signalArgs: [deliveryFor(nextEvent(worker))],
       });
       return true;
     } catch (error) {
@@ -171,16 +247,10 @@ it('measures the ingress against raw signalWithStart', async () => {
   // Like for like: the ingress signals an existing workflow with a plain signal (signalWithStart only
   // when it parks), so the plain signal rate is shown too.
   const rawPlainSignal = async (worker: number): Promise<boolean> => {
-    const event = nextEvent(worker);
-    const delivery: RegistryEventDelivery = {
-      event: event as RegistryEventDelivery['event'],
-      receivedAt: new Date().toISOString(),
-      deliveryId: deliveryIdOf(canonicalJson(event)),
-    };
     try {
       await client.workflow
         .getHandle(brandWorkflowId(reference(worker)))
-        .signal(registryEventSignal, delivery);
+        .signal(registryEventSignal, deliveryFor(nextEvent(worker)));
       return true;
     } catch (error) {
       noteError(error);
@@ -188,22 +258,35 @@ it('measures the ingress against raw signalWithStart', async () => {
     }
   };
 
-  const pool = new Pool(ingress.url, { connections: 16, pipelining: 1 });
-  const post = async (worker: number): Promise<boolean> => {
-    const event = nextEvent(worker);
-    const response = await pool.request({
-      path: '/webhooks/registry',
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-      },
-      body: JSON.stringify(event),
-    });
-    const text = await response.body.text();
-    const ok = response.statusCode === 200 && text.includes('"signalled"');
-    if (!ok) noteError(new Error(`${response.statusCode} ${text.slice(0, 200)}`));
-    return ok;
+  const pool = new Pool(ingressUrl, { connections: 16, pipelining: 1 });
+  const postSigned = async (event: Record<string, unknown>, expected: string): Promise<boolean> => {
+    try {
+      const response = await pool.request({
+        path: '/webhooks/registry',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
+        },
+        body: JSON.stringify(event),
+      });
+      const text = await response.body.text();
+      const ok = response.statusCode === 200 && text.includes(`"${expected}"`);
+      if (!ok) noteError(new Error(`${response.statusCode} ${text.slice(0, 200)}`));
+      return ok;
+    } catch (error) {
+      noteError(error);
+      return false;
+    }
+  };
+  const post = (worker: number) => postSigned(nextEvent(worker), 'signalled');
+  // The edge alone: a signed event with nothing to route by is verified and acknowledged with no hand-off.
+  const postNoHandoff = () => {
+    sequence++;
+    return postSigned(
+      { eventType: 'BENCH_NO_IDS', cspId: 'CSPLOCAL', description: `bench event ${sequence}` },
+      'ignored',
+    );
   };
 
   ensureTarget = (i) =>
@@ -220,41 +303,68 @@ it('measures the ingress against raw signalWithStart', async () => {
         },
       ],
     });
-  // The edge alone: a signed event with nothing to route by is verified and acknowledged with no hand-off.
-  const postNoHandoff = async (): Promise<boolean> => {
-    sequence++;
-    const event = { eventType: 'BENCH_NO_IDS', cspId: 'CSPLOCAL', description: `bench event ${sequence}` };
-    const response = await pool.request({
-      path: '/webhooks/registry',
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-      },
-      body: JSON.stringify(event),
-    });
-    const text = await response.body.text();
-    return response.statusCode === 200 && text.includes('"ignored"');
-  };
 
+  const paths: [string, (worker: number) => Promise<boolean>][] = [
+    ['raw signalWithStart', rawSignal],
+    ['raw signal', rawPlainSignal],
+    ['ingress POST', post],
+    ['ingress POST, no hand-off', postNoHandoff],
+  ];
+  const loadBefore = loadavg()[0]!;
   const results: PhaseResult[] = [];
   for (const connections of [1, 16]) {
-    results.push(await phase('raw signalWithStart', connections, rawSignal));
-    results.push(await phase('raw signal', connections, rawPlainSignal));
-    results.push(await phase('ingress POST', connections, post));
-    results.push(await phase('ingress POST, no hand-off', connections, postNoHandoff));
+    const accumulators = paths.map(
+      (): Accumulator => ({ latencies: [], seconds: 0, errors: 0, roundRates: [] }),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, [name, once]] of paths.entries())
+        await phase(name, connections, round, once, accumulators[i]!);
+    }
+    for (const [i, [name]] of paths.entries()) {
+      const result = summary(name, connections, accumulators[i]!);
+      console.log(JSON.stringify(result));
+      results.push(result);
+    }
   }
   await pool.close();
+  const metricsText = await fetch(`${ingressUrl}/metrics`).then((r) => r.text());
 
+  /** Median over rounds of ingress ÷ `name` within the same round (a paired comparison). */
+  const pairedRatio = (r: PhaseResult, name: string): number => {
+    const base = results.find((x) => x.name === name && x.connections === r.connections)!;
+    const ratios = r.roundRates.map((rate, i) => rate / base.roundRates[i]!).sort((a, b) => a - b);
+    const mid = Math.floor(ratios.length / 2);
+    return ratios.length % 2 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
+  };
+  const ratios = results
+    .filter((r) => r.name === 'ingress POST')
+    .map((r) => ({
+      connections: r.connections,
+      pooledVsSignalWithStart: Number(
+        (
+          r.perSecond /
+          results.find((x) => x.name === 'raw signalWithStart' && x.connections === r.connections)!.perSecond
+        ).toFixed(3),
+      ),
+      medianRoundVsSignalWithStart: Number(pairedRatio(r, 'raw signalWithStart').toFixed(3)),
+      pooledVsSignal: Number(
+        (
+          r.perSecond /
+          results.find((x) => x.name === 'raw signal' && x.connections === r.connections)!.perSecond
+        ).toFixed(3),
+      ),
+      medianRoundVsSignal: Number(pairedRatio(r, 'raw signal').toFixed(3)),
+    }));
+  console.log('ingress ÷ raw:', JSON.stringify(ratios));
   const table = [
-    '| Path | Connections | Events | Events/s | p50 ms | p99 ms | Errors | Ingress / raw signalWithStart | Ingress / raw signal |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Path | Connections | Events | Events/s | Rounds (events/s) | p50 ms | p99 ms | Errors | Ingress / raw signalWithStart | Ingress / raw signal |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...results.map((r) => {
       const rate = (name: string) =>
         results.find((x) => x.name === name && x.connections === r.connections)!.perSecond;
       const ratio = (name: string) =>
         r.name === 'ingress POST' ? `${Math.round((100 * r.perSecond) / rate(name))}%` : '';
-      return `| ${r.name} | ${r.connections} | ${r.events} | ${r.perSecond} | ${r.p50ms} | ${r.p99ms} | ${r.errors} | ${ratio('raw signalWithStart')} | ${ratio('raw signal')} |`;
+      return `| ${r.name} | ${r.connections} | ${r.events} | ${r.perSecond} | ${r.roundRates.join(', ')} | ${r.p50ms} | ${r.p99ms} | ${r.errors} | ${ratio('raw signalWithStart')} | ${ratio('raw signal')} |`;
     }),
   ].join('\n');
   console.log(`\n${table}\n`);
@@ -265,12 +375,18 @@ it('measures the ingress against raw signalWithStart', async () => {
       {
         at: new Date().toISOString(),
         secondsPerPhase: SECONDS,
+        rounds: ROUNDS,
+        ingress: IN_PROCESS
+          ? 'in the load generator process (BENCH_INGRESS_IN_PROCESS=1), info logs to /dev/null'
+          : 'separate process (node dist/cli/main.js ingress), info logs to /dev/null',
         cpus: availableParallelism(),
         cpuModel: cpus()[0]?.model,
         node: process.version,
+        loadAverage1m: { before: loadBefore, after: loadavg()[0] },
         results,
+        ratios,
         errors: Object.fromEntries(errorMessages),
-        ingressMetrics: ingress.metrics.snapshot(),
+        ingressMetrics: metricsText.split('\n').filter((line) => /^tcr_ingress_events_\w+_total/.test(line)),
       },
       null,
       2,

@@ -1,12 +1,13 @@
 /**
  * Scale: open, waiting workflows held by one worker process, and the wake latency of a waiting brand.
  *
- * Setup (simulator rate limits off; the product's own limits stay: the writes task queue runs 2
- * activities/s, so every brand costs 0.5 s of setup): SCALE_BRANDS brand orders whose company name
+ * Setup (simulator rate limits off; the worker's account budget is SCALE_GETS_PER_SECOND and
+ * SCALE_WRITES_PER_10S, by default the spec's 20 and 20, so every brand costs 0.5 s of setup; the
+ * 10,000 run raises them through the account's `rateLimits`): SCALE_BRANDS brand orders whose company name
  * carries the UNVERIFIED marker (they settle in needs-correction and wait on a 6 h poll), and
  * SCALE_CAMPAIGNS campaign orders for a brand nobody ordered (they wait in awaiting-brand on a poll
- * of 1 min doubling to 1 h). The worker is `node dist/cli/main.js worker` (product settings, so its
- * default workflow cache), with a preloaded reporter (bench/support/memory-reporter.cjs) that writes
+ * of 1 min doubling to 1 h). The worker is `node dist/cli/main.js worker` (product settings: the
+ * SDK's default workflow cache unless SCALE_MAX_CACHED sets TCR_WORKER_MAX_CACHED_WORKFLOWS), with a preloaded reporter (bench/support/memory-reporter.cjs) that writes
  * its process.memoryUsage() to a file. RSS and CPU come from /proc/{pid}.
  *
  * Wake latency: SCALE_WAKES signed BRAND_IDENTITY_STATUS_UPDATE events are posted to the ingress, 250 ms
@@ -31,6 +32,11 @@ import { postSignedEvent } from '../support/webhooks.js';
 const BRANDS = Number(process.env.SCALE_BRANDS ?? 200);
 const CAMPAIGNS = Number(process.env.SCALE_CAMPAIGNS ?? 800);
 const WAKES = Number(process.env.SCALE_WAKES ?? 50);
+const GETS_PER_SECOND = Number(process.env.SCALE_GETS_PER_SECOND ?? 20);
+const WRITES_PER_10S = Number(process.env.SCALE_WRITES_PER_10S ?? 20);
+const MAX_CACHED = process.env.SCALE_MAX_CACHED;
+/** SCALE_PERSISTENCE=0 runs the dev server in memory (no SQLite file). */
+const SCALE_PERSISTENCE = process.env.SCALE_PERSISTENCE !== '0';
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 interface Sample {
@@ -70,12 +76,21 @@ async function idleWindow(pid: number, memoryFile: string, seconds: number) {
 }
 
 it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns`, async () => {
-  const stack = await startBenchStack({ workers: 'process', rateLimits: false, timeScale: 3600 });
+  const stack = await startBenchStack({
+    workers: 'process',
+    rateLimits: false,
+    persistence: SCALE_PERSISTENCE,
+    timeScale: 3600,
+    workerRateLimits: { getsPerSecond: GETS_PER_SECOND, writesPer10Seconds: WRITES_PER_10S },
+  });
   try {
     const memoryFile = join(stack.dataDir, 'worker-memory.json');
     const worker = stack.startWorkerProcess({
       nodeArgs: ['--require', join(projectRoot, 'bench/support/memory-reporter.cjs')],
-      env: { BENCH_MEMORY_FILE: memoryFile },
+      env: {
+        BENCH_MEMORY_FILE: memoryFile,
+        ...(MAX_CACHED ? { TCR_WORKER_MAX_CACHED_WORKFLOWS: MAX_CACHED } : {}),
+      },
     });
     await worker.ready;
     await sleep(3_000);
@@ -123,7 +138,7 @@ it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns
         );
         return refs.size >= CAMPAIGNS ? refs.size : undefined;
       },
-      600_000,
+      Math.max(600_000, CAMPAIGNS * 400),
       2_000,
     );
     await sleep(5_000);
@@ -173,6 +188,9 @@ it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns
       machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg().map((l) => round(l)) },
       brands: BRANDS,
       campaigns: CAMPAIGNS,
+      workerBudget: { getsPerSecond: GETS_PER_SECOND, writesPer10Seconds: WRITES_PER_10S },
+      maxCachedWorkflows: MAX_CACHED ?? 'SDK default',
+      devServerPersistence: SCALE_PERSISTENCE ? 'SQLite file' : 'in memory',
       runningWorkflows: running.count,
       brandsInNeedsCorrection: settled,
       brandsSettledBy: settledBy,

@@ -45,6 +45,16 @@ export interface BenchStackOptions {
   delays?: Partial<SimulatorDelays>;
   /** 'in-process' (default) or 'process': `node dist/cli/main.js worker` children (needs `npm run build`). */
   workers?: 'in-process' | 'process' | 'none';
+  /**
+   * The worker's registry budget for the account (its `rateLimits` setting; default the spec's). The
+   * scale benchmark raises it, with the simulator's limits off, to set up thousands of workflows.
+   */
+  workerRateLimits?: { getsPerSecond: number; writesPer10Seconds: number };
+  /**
+   * Whether the dev server keeps its state in a SQLite file (default true: drills restart it). The
+   * scale benchmark turns it off: with 10,000 workflows the file's writes, not the worker, set the pace.
+   */
+  persistence?: boolean;
   /** Ingress hand-off deadline before it answers 503 (default the ingress's own). */
   handoffTimeoutMs?: number;
   /** Delivery ids the ingress edge remembers to skip exact duplicates (default the ingress's 10 000). */
@@ -99,7 +109,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       port: temporalPort,
       uiPort,
       namespace: 'default',
-      dbFile: join(dataDir, 'temporal.sqlite'),
+      ...(options.persistence === false ? {} : { dbFile: join(dataDir, 'temporal.sqlite') }),
     };
     let devServer: RunningDevServer | undefined = await startDevServer(devServerOptions);
     cleanups.push(async () => devServer?.stop());
@@ -124,6 +134,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       apiKey: DEFAULT_ACCOUNT.apiKey,
       apiSecret: DEFAULT_ACCOUNT.apiSecret,
       cspId: DEFAULT_ACCOUNT.cspId,
+      ...(options.workerRateLimits ? { rateLimits: options.workerRateLimits } : {}),
     };
 
     let inProcessWorkers: RunningWorkers | undefined;
