@@ -15,7 +15,7 @@
  * BENCH_SECONDS (default 2) sets each phase's length, BENCH_ROUNDS (default 8) the rounds,
  * BENCH_INGRESS_CPU_PROFILE a directory for a CPU profile of the ingress process,
  * BENCH_INGRESS_IN_PROCESS=1 runs the ingress in this process instead. Results go to
- * stdout and bench/ingress/results.json.
+ * stdout and bench/ingress/results.json (results-in-process.json in that mode).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -370,7 +370,7 @@ it('measures the ingress against raw signalWithStart', async () => {
   console.log(`\n${table}\n`);
   if (errorMessages.size > 0) console.log('errors:', Object.fromEntries(errorMessages));
   writeFileSync(
-    new URL('./results.json', import.meta.url),
+    new URL(IN_PROCESS ? './results-in-process.json' : './results.json', import.meta.url),
     `${JSON.stringify(
       {
         at: new Date().toISOString(),
