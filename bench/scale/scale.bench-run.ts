@@ -90,6 +90,10 @@ it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns
       env: {
         BENCH_MEMORY_FILE: memoryFile,
         ...(MAX_CACHED ? { TCR_WORKER_MAX_CACHED_WORKFLOWS: MAX_CACHED } : {}),
+        // BENCH_CPU_PROFILE(_AFTER_S, _FOR_S): a CPU profile of the worker's main thread (memory-reporter.cjs).
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([key]) => key.startsWith('BENCH_CPU_PROFILE')),
+        ),
       },
     });
     await worker.ready;

@@ -15,3 +15,28 @@ if (file) {
   setInterval(write, 1000).unref();
   write();
 }
+
+// BENCH_CPU_PROFILE=file.cpuprofile (with BENCH_CPU_PROFILE_AFTER_S, default 60, and
+// BENCH_CPU_PROFILE_FOR_S, default 30): a CPU profile of the main thread over that window, written
+// while the process runs (a SIGKILLed worker never writes a --cpu-prof profile).
+const profileFile = process.env.BENCH_CPU_PROFILE;
+if (profileFile) {
+  const inspector = require('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const after = Number(process.env.BENCH_CPU_PROFILE_AFTER_S ?? 60) * 1000;
+  const span = Number(process.env.BENCH_CPU_PROFILE_FOR_S ?? 30) * 1000;
+  setTimeout(() => {
+    session.post('Profiler.enable', () =>
+      session.post('Profiler.start', () =>
+        setTimeout(
+          () =>
+            session.post('Profiler.stop', (error, result) => {
+              if (!error) writeFileSync(profileFile, JSON.stringify(result.profile));
+            }),
+          span,
+        ).unref(),
+      ),
+    );
+  }, after).unref();
+}
