@@ -54,6 +54,8 @@ export {
   startCampaignOrder,
   waitForCampaignPhase,
 } from './orders/campaign-orders.js';
+// Operator requests are parsed at the edge; a bad one is refused before anything is sent.
+export { parseRequest, RequestValidationError } from './orders/operator-requests.js';
 // Registry events (webhooks) and parked events.
 export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './registry/events.js';
 // Registry input types order files are made of.

@@ -8,14 +8,19 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { brandWorkflow } from '../workflows/brand.js';
 import {
   type AppealRequest,
+  AppealRequestSchema,
   appealUpdate,
   brandStatusQuery,
+  CancelRequestSchema,
   type CorrectBrandRequest,
+  CorrectBrandRequestSchema,
   cancelUpdate,
   correctBrandUpdate,
   type ImportVetRequest,
+  ImportVetRequestSchema,
   importVetUpdate,
   type OrderVetRequest,
+  OrderVetRequestSchema,
   orderVetUpdate,
   revetUpdate,
 } from '../workflows/brand-messages.js';
@@ -24,6 +29,7 @@ import { brandWorkflowId } from '../workflows/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
+import { parseRequest } from './operator-requests.js';
 
 export type BrandWorkflowHandle = WorkflowHandle<typeof brandWorkflow>;
 
@@ -83,31 +89,36 @@ export function getBrandStatus(client: Client, reference: string): Promise<Brand
   return brandHandle(client, reference).query(brandStatusQuery);
 }
 
-export function correctBrand(
+export async function correctBrand(
   client: Client,
   reference: string,
   request: CorrectBrandRequest,
 ): Promise<BrandStatus> {
-  return brandHandle(client, reference).executeUpdate(correctBrandUpdate, { args: [request] });
+  const valid = parseRequest('correctBrand request', CorrectBrandRequestSchema, request);
+  return brandHandle(client, reference).executeUpdate(correctBrandUpdate, { args: [valid] });
 }
 export function revetBrand(client: Client, reference: string): Promise<BrandStatus> {
   return brandHandle(client, reference).executeUpdate(revetUpdate);
 }
-export function appealBrand(client: Client, reference: string, request: AppealRequest): Promise<BrandStatus> {
-  return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [request] });
+export async function appealBrand(client: Client, reference: string, request: AppealRequest): Promise<BrandStatus> {
+  const valid = parseRequest('appeal', AppealRequestSchema, request);
+  return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [valid] });
 }
-export function orderVet(client: Client, reference: string, request: OrderVetRequest): Promise<BrandStatus> {
-  return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [request] });
+export async function orderVet(client: Client, reference: string, request: OrderVetRequest): Promise<BrandStatus> {
+  const valid = parseRequest('vet order', OrderVetRequestSchema, request);
+  return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [valid] });
 }
-export function importVet(
+export async function importVet(
   client: Client,
   reference: string,
   request: ImportVetRequest,
 ): Promise<BrandStatus> {
-  return brandHandle(client, reference).executeUpdate(importVetUpdate, { args: [request] });
+  const valid = parseRequest('vet import', ImportVetRequestSchema, request);
+  return brandHandle(client, reference).executeUpdate(importVetUpdate, { args: [valid] });
 }
-export function cancelBrand(client: Client, reference: string, reason: string): Promise<BrandStatus> {
-  return brandHandle(client, reference).executeUpdate(cancelUpdate, { args: [{ reason }] });
+export async function cancelBrand(client: Client, reference: string, reason: string): Promise<BrandStatus> {
+  const valid = parseRequest('cancel request', CancelRequestSchema, { reason });
+  return brandHandle(client, reference).executeUpdate(cancelUpdate, { args: [valid] });
 }
 
 /**

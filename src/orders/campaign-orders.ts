@@ -9,14 +9,19 @@ import { z } from 'zod';
 import { ReferenceIdSchema } from '../registry/schemas.js';
 import type { campaignWorkflow } from '../workflows/campaign.js';
 import {
+  AcknowledgeRequestSchema,
   type ApproveFeeRequest,
+  ApproveFeeRequestSchema,
   acknowledgeUpdate,
   approveFeeUpdate,
+  CampaignCancelRequestSchema,
   CampaignContentSchema,
   campaignStatusQuery,
   cancelCampaignUpdate,
   type ResubmitRequest,
+  ResubmitRequestSchema,
   resubmitUpdate,
+  ShareWithRequestSchema,
   shareWithUpdate,
 } from '../workflows/campaign-messages.js';
 import type {
@@ -28,6 +33,7 @@ import type {
 import { campaignWorkflowId } from '../workflows/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
 import { accountNamePattern, WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+import { parseRequest } from './operator-requests.js';
 
 export const CampaignOrderSchema = z.object({
   /** The CSP's reference: workflow id `campaign/{reference}`, sent to the registry as referenceId. */
@@ -143,36 +149,41 @@ export function getCampaignStatus(client: Client, reference: string): Promise<Ca
   return campaignHandle(client, reference).query(campaignStatusQuery);
 }
 
-export function approveCampaignFee(
+export async function approveCampaignFee(
   client: Client,
   reference: string,
   request: ApproveFeeRequest,
 ): Promise<CampaignStatus> {
-  return campaignHandle(client, reference).executeUpdate(approveFeeUpdate, { args: [request] });
+  const valid = parseRequest('approveFee request', ApproveFeeRequestSchema, request);
+  return campaignHandle(client, reference).executeUpdate(approveFeeUpdate, { args: [valid] });
 }
-export function resubmitCampaign(
+export async function resubmitCampaign(
   client: Client,
   reference: string,
   request: ResubmitRequest,
 ): Promise<CampaignStatus> {
-  return campaignHandle(client, reference).executeUpdate(resubmitUpdate, { args: [request] });
+  const valid = parseRequest('resubmit request', ResubmitRequestSchema, request);
+  return campaignHandle(client, reference).executeUpdate(resubmitUpdate, { args: [valid] });
 }
-export function shareCampaignWith(
+export async function shareCampaignWith(
   client: Client,
   reference: string,
   upstreamCnpId: string,
 ): Promise<CampaignStatus> {
-  return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [{ upstreamCnpId }] });
+  const valid = parseRequest('shareWith request', ShareWithRequestSchema, { upstreamCnpId });
+  return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [valid] });
 }
-export function cancelCampaign(client: Client, reference: string, reason: string): Promise<CampaignStatus> {
-  return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [{ reason }] });
+export async function cancelCampaign(client: Client, reference: string, reason: string): Promise<CampaignStatus> {
+  const valid = parseRequest('cancel request', CampaignCancelRequestSchema, { reason });
+  return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [valid] });
 }
-export function acknowledgeCampaignAction(
+export async function acknowledgeCampaignAction(
   client: Client,
   reference: string,
   key: string,
 ): Promise<CampaignStatus> {
-  return campaignHandle(client, reference).executeUpdate(acknowledgeUpdate, { args: [{ key }] });
+  const valid = parseRequest('acknowledge request', AcknowledgeRequestSchema, { key });
+  return campaignHandle(client, reference).executeUpdate(acknowledgeUpdate, { args: [valid] });
 }
 
 /**

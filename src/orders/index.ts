@@ -3,3 +3,4 @@
 export type { BrandPhase, BrandStatus, BrandWorkflowOptions, VetStatus } from '../workflows/brand-types.js';
 export * from './brand-client.js';
 export * from './brand-order.js';
+export * from './operator-requests.js';

@@ -11,6 +11,13 @@
  *   validate orders with the same schemas.
  */
 import { z } from 'zod';
+
+export {
+  contactVerificationRequired,
+  GOVERNMENT_CONTACT_VERIFICATION_FROM,
+  subUsecaseIssues,
+} from './rules.js';
+
 import { referencePattern } from '../workflows/ids.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -524,16 +531,6 @@ export function entityTypeIssues(brand: EntityRuleInput): { path: string[]; mess
   return issues;
 }
 
-/**
- * From 21 January 2027 GOVERNMENT brands also go through business-contact verification (spec,
- * fact 6 and "Versioning"). The registry decides; callers pass the clock of the component applying it.
- */
-export const GOVERNMENT_CONTACT_VERIFICATION_FROM = new Date('2027-01-21T00:00:00.000Z');
-export function contactVerificationRequired(entityType: EntityType, at: Date): boolean {
-  if (entityType === 'PUBLIC_PROFIT') return true;
-  return entityType === 'GOVERNMENT' && at.getTime() >= GOVERNMENT_CONTACT_VERIFICATION_FROM.getTime();
-}
-
 /** A brand registration order: the spec's registration fields plus the CSP's `referenceId`. */
 /** The string-valued fields of an object: what the entity-type rules can judge on unparsed input. */
 function stringFields(value: unknown): Record<string, string> {
@@ -659,26 +656,6 @@ export const WebhookSubscriptionRequestSchema = z.object({
   webhookEndpoint: z.url(),
 });
 export type WebhookSubscriptionRequest = z.infer<typeof WebhookSubscriptionRequestSchema>;
-
-/** Spec, campaign creation rule 2: the sub-use-case count lies between the use case's min and max. */
-export function subUsecaseIssues(
-  campaign: { usecase: string; subUsecases?: string[] | undefined },
-  useCases: UseCaseMap,
-): { path: string[]; message: string }[] {
-  const useCase = useCases[campaign.usecase];
-  if (!useCase) return [{ path: ['usecase'], message: `unknown use case ${campaign.usecase}` }];
-  const count = campaign.subUsecases?.length ?? 0;
-  const min = useCase.minSubUsecases ?? 0;
-  const max = useCase.maxSubUsecases ?? Number.POSITIVE_INFINITY;
-  if (count < min || count > max)
-    return [
-      {
-        path: ['subUsecases'],
-        message: `use case ${campaign.usecase} needs between ${min} and ${max} sub-use-cases; got ${count}`,
-      },
-    ];
-  return [];
-}
 
 /** Checks optional attribute values against `GET /enum/optionalAttributeNames` (types and the 512 limit). */
 export function optionalAttributeIssues(

@@ -1,13 +1,11 @@
 /**
- * Updates, queries and signals of the brand and vet workflows. Order systems and the CLI call them
- * through src/orders/brand-client.ts; the request schemas are the same ones the update validators
- * use, so a bad request is refused synchronously and never enters history.
+ * Operator requests of the brand workflow: the zod schemas the edge parses them with (src/orders and
+ * the CLI parse before they send, so a bad request never reaches the workflow), and the updates,
+ * queries and signals themselves, re-exported from ./brand-definitions.ts. Workflow code imports the
+ * definitions and ./request-checks.ts, never this module: see request-checks.ts for why.
  */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { AppealSchema, BrandUpdateSchema, VetImportSchema, VetOrderSchema } from '../registry/schemas.js';
-import type { BrandStatus, VetState } from './brand-types.js';
-import type { WakeCause } from './wait.js';
 
 export const CorrectBrandRequestSchema = z.object({
   patch: BrandUpdateSchema,
@@ -28,29 +26,7 @@ export type ImportVetRequest = z.input<typeof ImportVetRequestSchema>;
 export const CancelRequestSchema = z.object({ reason: z.string().min(1).max(1000) });
 export type CancelRequest = z.input<typeof CancelRequestSchema>;
 
-export const correctBrandUpdate = defineUpdate<BrandStatus, [CorrectBrandRequest]>('correctBrand');
-export const revetUpdate = defineUpdate<BrandStatus, []>('revet');
-export const appealUpdate = defineUpdate<BrandStatus, [AppealRequest]>('appeal');
-export const orderVetUpdate = defineUpdate<BrandStatus, [OrderVetRequest]>('orderVet');
-export const importVetUpdate = defineUpdate<BrandStatus, [ImportVetRequest]>('importVet');
-export const cancelUpdate = defineUpdate<BrandStatus, [CancelRequest]>('cancel');
-
-export const brandStatusQuery = defineQuery<BrandStatus>('status');
-
-/** Sent by a vet workflow to its brand workflow (by workflow id, so it reaches the current run). */
-export interface VetProgress {
-  seq: number;
-  state: VetState;
-  cause: WakeCause | 'start';
-  vettingId?: string;
-  vettingClass?: string;
-  score?: number;
-  reasons?: string[];
-  vettedDate?: string;
-  deadline?: string;
-  detail?: string;
-}
-export const vetProgressSignal = defineSignal<[VetProgress]>('vetProgress');
+export * from './brand-definitions.js';
 
 /** Field errors of a zod parse as one line each: `path: message`. */
 export function describeIssues(error: z.ZodError): string {

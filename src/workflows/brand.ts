@@ -32,24 +32,19 @@ import {
   groupsOfPatch,
   nextGroup3UpdateAllowedAt,
 } from '../registry/brand-update-groups.js';
-import { contactVerificationRequired, type EntityType } from '../registry/schemas.js';
+import { contactVerificationRequired } from '../registry/rules.js';
+import type { EntityType } from '../registry/schemas.js';
 import { type AuditCause, emptyAuditTrail } from './audit.js';
 import {
-  AppealRequestSchema,
   appealUpdate,
   brandStatusQuery,
-  CancelRequestSchema,
-  CorrectBrandRequestSchema,
   cancelUpdate,
   correctBrandUpdate,
-  describeIssues,
-  ImportVetRequestSchema,
   importVetUpdate,
-  OrderVetRequestSchema,
   orderVetUpdate,
   revetUpdate,
   vetProgressSignal,
-} from './brand-messages.js';
+} from './brand-definitions.js';
 import type {
   BrandPhase,
   BrandResult,
@@ -64,6 +59,13 @@ import { EntityBookkeeping } from './entity-bookkeeping.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId, vetWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryActivities, registryRefusal } from './registry-activities.js';
+import {
+  checkAppealRequest,
+  checkCancelRequest,
+  checkCorrectBrandRequest,
+  checkImportVetRequest,
+  checkOrderVetRequest,
+} from './request-checks.js';
 import { AccountKey, BrandIdKey, BrandReferenceKey } from './search-attributes.js';
 import {
   brandReadySignal,
@@ -371,7 +373,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   setHandler(
     correctBrandUpdate,
     async (request) => {
-      const { patch, revet } = CorrectBrandRequestSchema.parse(request);
+      const { patch, revet } = checkCorrectBrandRequest(request);
       if (status.phase === 'registration-rejected') {
         registration = { ...registration, ...patch, referenceId: input.reference } as typeof registration;
         audit('operator', 'registration-corrected', Object.keys(patch).join(', '));
@@ -426,11 +428,10 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
           const unknown = Object.keys(raw).filter((f) => !known.includes(f));
           if (unknown.length > 0) throw new Error(`patch: fields not updatable: ${unknown.join(', ')}`);
         }
-        const parsed = CorrectBrandRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid correctBrand request: ${describeIssues(parsed.error)}`);
+        const parsed = checkCorrectBrandRequest(request);
         if (status.phase === 'registration-rejected') return;
         if (!status.brandId) throw new Error(`the brand is not registered yet (phase ${status.phase})`);
-        const groups = groupsOfPatch(parsed.data.patch);
+        const groups = groupsOfPatch(parsed.patch);
         const vets = status.vets.filter((v) => v.state !== 'rejected');
         if (groups.includes(1) && vets.length > 0)
           throw new Error(
@@ -466,7 +467,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   setHandler(
     appealUpdate,
     async (request) => {
-      const appeal = AppealRequestSchema.parse(request);
+      const appeal = checkAppealRequest(request);
       await mutex.run(async () => {
         try {
           await writes.appealBrand({ account: input.account, brandId: status.brandId!, appeal });
@@ -486,8 +487,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     {
       validator: (request) => {
         requireBrand();
-        const parsed = AppealRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid appeal: ${describeIssues(parsed.error)}`);
+        checkAppealRequest(request);
       },
     },
   );
@@ -501,16 +501,15 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   setHandler(
     orderVetUpdate,
     (request) => {
-      const order = OrderVetRequestSchema.parse(request);
+      const order = checkOrderVetRequest(request);
       return vetHandler({ mode: 'order', evpId: order.evpId, vettingClass: order.vettingClass });
     },
     {
       validator: (request) => {
         requireBrand();
-        const parsed = OrderVetRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid vet order: ${describeIssues(parsed.error)}`);
+        const parsed = checkOrderVetRequest(request);
         if (
-          parsed.data.vettingClass === 'POLITICAL' &&
+          parsed.vettingClass === 'POLITICAL' &&
           hasPoliticalAccessByTaxStatus(status.entityType, status.optionalAttributes)
         )
           throw new Error(
@@ -522,7 +521,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   setHandler(
     importVetUpdate,
     (request) => {
-      const imp = ImportVetRequestSchema.parse(request);
+      const imp = checkImportVetRequest(request);
       return vetHandler({
         mode: 'import',
         evpId: imp.evpId,
@@ -533,8 +532,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     {
       validator: (request) => {
         requireBrand();
-        const parsed = ImportVetRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid vet import: ${describeIssues(parsed.error)}`);
+        checkImportVetRequest(request);
       },
     },
   );
@@ -542,7 +540,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   setHandler(
     cancelUpdate,
     async (request) => {
-      const { reason } = CancelRequestSchema.parse(request);
+      const { reason } = checkCancelRequest(request);
       status.cancelReason = reason;
       setPhase('cancelled', 'operator', reason);
       // Pending vet workflows are left to finish on their own (result or deadline): they report by
@@ -554,8 +552,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     {
       validator: (request) => {
         if (terminal()) throw new Error(`the brand workflow is already ${status.phase}`);
-        const parsed = CancelRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid cancel request: ${describeIssues(parsed.error)}`);
+        checkCancelRequest(request);
       },
     },
   );

@@ -1,12 +1,11 @@
 /**
- * Updates and queries of the campaign workflow. Order systems call them through
- * src/orders/campaign-orders.ts; the request schemas are the ones the update validators use, so a
- * bad request is refused synchronously and never enters history.
+ * Operator requests of the campaign workflow: the zod schemas the edge (src/orders, the CLI) parses
+ * them with before it sends the update, and the updates and query, re-exported from
+ * ./campaign-definitions.ts. Workflow code imports the definitions and ./request-checks.ts, never
+ * this module (see request-checks.ts).
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CampaignCreationSchema, CampaignUpdateSchema } from '../registry/schemas.js';
-import type { CampaignStatus } from './campaign-types.js';
 
 /** The campaign fields of an order (CampaignCreationSchema minus brandId and referenceId). */
 export const CampaignContentSchema = CampaignCreationSchema.omit({ brandId: true, referenceId: true });
@@ -33,11 +32,4 @@ export type CampaignCancelRequest = z.input<typeof CampaignCancelRequestSchema>;
 export const AcknowledgeRequestSchema = z.object({ key: z.string().min(1).max(200) });
 export type AcknowledgeRequest = z.input<typeof AcknowledgeRequestSchema>;
 
-export const approveFeeUpdate = defineUpdate<CampaignStatus, [ApproveFeeRequest]>('approveFee');
-export const resubmitUpdate = defineUpdate<CampaignStatus, [ResubmitRequest]>('resubmit');
-export const shareWithUpdate = defineUpdate<CampaignStatus, [ShareWithRequest]>('shareWith');
-export const cancelCampaignUpdate = defineUpdate<CampaignStatus, [CampaignCancelRequest]>('cancel');
-/** Clears a needs-action entry that needs no registry call (a suspension or nudge the operator has handled). */
-export const acknowledgeUpdate = defineUpdate<CampaignStatus, [AcknowledgeRequest]>('acknowledge');
-
-export const campaignStatusQuery = defineQuery<CampaignStatus>('status');
+export * from './campaign-definitions.js';

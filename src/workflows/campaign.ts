@@ -31,23 +31,17 @@ import type {
   MnoMetadataRecord,
   SharingSnapshot,
 } from '../activities/campaign-types.js';
-import { subUsecaseIssues } from '../registry/schemas.js';
+import { subUsecaseIssues } from '../registry/rules.js';
 import { type AuditCause, emptyAuditTrail } from './audit.js';
-import { describeIssues } from './brand-messages.js';
 import { campaignActivities } from './campaign-activities.js';
 import {
-  AcknowledgeRequestSchema,
-  ApproveFeeRequestSchema,
   acknowledgeUpdate,
   approveFeeUpdate,
-  CampaignCancelRequestSchema,
   campaignStatusQuery,
   cancelCampaignUpdate,
-  ResubmitRequestSchema,
   resubmitUpdate,
-  ShareWithRequestSchema,
   shareWithUpdate,
-} from './campaign-messages.js';
+} from './campaign-definitions.js';
 import { describeMnoRefusals, mnoViews } from './campaign-mno.js';
 import type {
   CampaignContent,
@@ -64,6 +58,13 @@ import { EntityBookkeeping } from './entity-bookkeeping.js';
 import { brandWorkflowId, parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from './ids.js';
 import { WorkflowMutex } from './mutex.js';
 import { type RegistryRefusal, registryRefusal } from './registry-activities.js';
+import {
+  checkAcknowledgeRequest,
+  checkApproveFeeRequest,
+  checkCampaignCancelRequest,
+  checkResubmitRequest,
+  checkShareWithRequest,
+} from './request-checks.js';
 import { AccountKey, BrandReferenceKey, CampaignIdKey } from './search-attributes.js';
 import {
   brandReadySignal,
@@ -475,7 +476,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   setHandler(
     approveFeeUpdate,
     async (request) => {
-      const { approvedBy } = ApproveFeeRequestSchema.parse(request);
+      const { approvedBy } = checkApproveFeeRequest(request);
       feeApproved = true;
       status.feeApprovedBy = approvedBy;
       clearAction('fee-approval');
@@ -491,13 +492,12 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     },
     {
       validator: (request) => {
-        const parsed = ApproveFeeRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid approveFee request: ${describeIssues(parsed.error)}`);
+        const parsed = checkApproveFeeRequest(request);
         if (status.phase !== 'awaiting-fee-approval')
           throw new Error(
             `approveFee applies in phase awaiting-fee-approval; the campaign is ${status.phase}`,
           );
-        const max = parsed.data.maxMonthlyFee;
+        const max = parsed.maxMonthlyFee;
         if (max !== undefined && status.expectedMonthlyFee !== undefined && status.expectedMonthlyFee > max)
           throw new Error(
             `maxMonthlyFee: the expected monthly fee ${status.expectedMonthlyFee} is above the approved maximum ${max}`,
@@ -512,7 +512,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   setHandler(
     resubmitUpdate,
     async (request) => {
-      const { changes } = ResubmitRequestSchema.parse(request);
+      const { changes } = checkResubmitRequest(request);
       if (!status.created) {
         content = { ...content, ...changes } as CampaignContent;
         audit('operator', 'order-changed', Object.keys(changes).join(', '));
@@ -556,8 +556,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     {
       validator: (request) => {
         if (terminal()) throw new Error(`the campaign workflow is ${status.phase}`);
-        const parsed = ResubmitRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid resubmit request: ${describeIssues(parsed.error)}`);
+        checkResubmitRequest(request);
         if (status.phase === 'share-pending') throw new Error(pendingShareRefusal());
         if (status.phase === 'checking' || status.phase === 'creating')
           throw new Error(`the campaign is ${status.phase}; resubmit when that step has finished`);
@@ -572,7 +571,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   setHandler(
     shareWithUpdate,
     async (request) => {
-      const { upstreamCnpId } = ShareWithRequestSchema.parse(request);
+      const { upstreamCnpId } = checkShareWithRequest(request);
       await mutex.run(() => share(upstreamCnpId, 'operator', false));
       wakeup.bump('operator');
       return status;
@@ -580,17 +579,16 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     {
       validator: (request) => {
         if (terminal()) throw new Error(`the campaign workflow is ${status.phase}`);
-        const parsed = ShareWithRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid shareWith request: ${describeIssues(parsed.error)}`);
+        const parsed = checkShareWithRequest(request);
         if (status.phase === 'share-pending') throw new Error(pendingShareRefusal());
         if (!status.created) throw new Error(`the campaign is not created yet (phase ${status.phase})`);
         if (status.phase !== 'share-declined' && !hasAction('share'))
           throw new Error(
             `shareWith applies after a declined or refused share; the campaign is ${status.phase}`,
           );
-        if (status.phase === 'share-declined' && status.sharing?.upstreamCnpId === parsed.data.upstreamCnpId)
+        if (status.phase === 'share-declined' && status.sharing?.upstreamCnpId === parsed.upstreamCnpId)
           throw new Error(
-            `upstreamCnpId: ${parsed.data.upstreamCnpId} declined this campaign; change it with resubmit to share with the same partner again`,
+            `upstreamCnpId: ${parsed.upstreamCnpId} declined this campaign; change it with resubmit to share with the same partner again`,
           );
       },
     },
@@ -599,7 +597,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   setHandler(
     cancelCampaignUpdate,
     async (request) => {
-      const { reason } = CampaignCancelRequestSchema.parse(request);
+      const { reason } = checkCampaignCancelRequest(request);
       status.cancelReason = reason;
       for (const a of status.needsAction.map((x) => x.key)) clearAction(a);
       setPhase('cancelled', 'operator', reason);
@@ -609,8 +607,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     {
       validator: (request) => {
         if (terminal()) throw new Error(`the campaign workflow is already ${status.phase}`);
-        const parsed = CampaignCancelRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid cancel request: ${describeIssues(parsed.error)}`);
+        checkCampaignCancelRequest(request);
         if (status.phase === 'share-pending') throw new Error(pendingShareRefusal());
         if (status.phase === 'creating')
           throw new Error('the campaign is being created; cancel when that step has finished');
@@ -621,16 +618,15 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   setHandler(
     acknowledgeUpdate,
     (request) => {
-      const { key } = AcknowledgeRequestSchema.parse(request);
+      const { key } = checkAcknowledgeRequest(request);
       clearAction(key);
       audit('operator', 'acknowledged', key);
       return status;
     },
     {
       validator: (request) => {
-        const parsed = AcknowledgeRequestSchema.safeParse(request);
-        if (!parsed.success) throw new Error(`invalid acknowledge request: ${describeIssues(parsed.error)}`);
-        const key = parsed.data.key;
+        const parsed = checkAcknowledgeRequest(request);
+        const key = parsed.key;
         if (!hasAction(key)) throw new Error(`key: no needs-action entry ${key}`);
         if (!/^(suspended-|nudge-|decision-overdue$|registry-error$)/.test(key))
           throw new Error(`key: ${key} is cleared by acting on it (see its action), not by acknowledging`);

@@ -9,7 +9,7 @@
  */
 import { defineQuery, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import type { VetRecord } from '../activities/types.js';
-import { type VetProgress, vetProgressSignal } from './brand-messages.js';
+import { type VetProgress, vetProgressSignal } from './brand-definitions.js';
 import type { VetState } from './brand-types.js';
 import { DeliveryDedupe } from './delivery-dedupe.js';
 import { registryActivities, registryRefusal } from './registry-activities.js';

@@ -8,9 +8,11 @@ import {
   getBrandStatus,
   importVet,
   OrderValidationError,
+  RequestValidationError,
   revetBrand,
   startBrandOrder,
 } from '../../src/orders/index.js';
+import { appealUpdate, correctBrandUpdate } from '../../src/workflows/brand-definitions.js';
 import { registryEventSignal } from '../../src/workflows/signals.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
@@ -282,20 +284,26 @@ describe('brand onboarding', () => {
         expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
         expect(String((error as Error & { cause?: Error }).cause?.message)).toMatch(pattern);
       };
-      await refused(
-        correctBrand(env.client, reference, { patch: { email: 'not-an-email' } }),
-        /patch\.email/,
+      // The typed API refuses a malformed request at the edge, before anything is sent ...
+      const atEdge = await correctBrand(env.client, reference, { patch: { email: 'not-an-email' } }).catch(
+        (e: unknown) => e,
       );
+      expect(atEdge).toBeInstanceOf(RequestValidationError);
+      expect(String(atEdge)).toMatch(/patch\.email/);
+      // ... and the workflow's own validators refuse what a raw client sends past it.
+      const raw = (update: typeof correctBrandUpdate | typeof appealUpdate, request: unknown) =>
+        handle.executeUpdate(update as typeof correctBrandUpdate, { args: [request as never] });
       await refused(
-        correctBrand(env.client, reference, { patch: { favouriteColour: 'red' } as never }),
+        raw(correctBrandUpdate, { patch: { favouriteColour: 'red' } }),
         /not updatable: favouriteColour/,
       );
-      await refused(correctBrand(env.client, reference, { patch: {} }), /at least one field/);
-      await refused(revetBrand(env.client, reference), /UNVERIFIED/);
+      await refused(raw(correctBrandUpdate, { patch: {} }), /at least one field/);
       await refused(
-        appealBrand(env.client, reference, { appealCategories: [], explanation: '' }),
-        /appealCategories/,
+        raw(correctBrandUpdate, { patch: { email: 'ops@acme.example' }, revet: 'yes' }),
+        /revet:/,
       );
+      await refused(revetBrand(env.client, reference), /UNVERIFIED/);
+      await refused(raw(appealUpdate, { appealCategories: [], explanation: '' }), /appealCategories/);
 
       // group 3: once, then refused within 3 months
       const first = await correctBrand(env.client, reference, { patch: { displayName: 'Acme Two' } });

@@ -1,0 +1,30 @@
+/**
+ * Operator requests are validated here, at the edge, before the update is sent: the typed API parses
+ * each request with its zod schema (./../workflows/brand-messages.ts, campaign-messages.ts) and sends
+ * the parsed value. Inside the workflow, lighter checks without zod refuse what a raw Temporal client
+ * could still send (src/workflows/request-checks.ts).
+ */
+import type { z } from 'zod';
+import type { FieldError } from './brand-order.js';
+
+/** A refused operator request: every field error, nothing sent. */
+export class RequestValidationError extends Error {
+  override readonly name = 'RequestValidationError';
+  constructor(
+    readonly request: string,
+    readonly errors: FieldError[],
+  ) {
+    super(`invalid ${request}: ${errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+  }
+}
+
+/** The request parsed by `schema`, or a RequestValidationError naming every field at fault. */
+export function parseRequest<S extends z.ZodType>(request: string, schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new RequestValidationError(
+      request,
+      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
+  return parsed.data;
+}
