@@ -100,11 +100,19 @@ export async function correctBrand(
 export function revetBrand(client: Client, reference: string): Promise<BrandStatus> {
   return brandHandle(client, reference).executeUpdate(revetUpdate);
 }
-export async function appealBrand(client: Client, reference: string, request: AppealRequest): Promise<BrandStatus> {
+export async function appealBrand(
+  client: Client,
+  reference: string,
+  request: AppealRequest,
+): Promise<BrandStatus> {
   const valid = parseRequest('appeal', AppealRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [valid] });
 }
-export async function orderVet(client: Client, reference: string, request: OrderVetRequest): Promise<BrandStatus> {
+export async function orderVet(
+  client: Client,
+  reference: string,
+  request: OrderVetRequest,
+): Promise<BrandStatus> {
   const valid = parseRequest('vet order', OrderVetRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [valid] });
 }

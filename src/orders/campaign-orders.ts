@@ -173,7 +173,11 @@ export async function shareCampaignWith(
   const valid = parseRequest('shareWith request', ShareWithRequestSchema, { upstreamCnpId });
   return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [valid] });
 }
-export async function cancelCampaign(client: Client, reference: string, reason: string): Promise<CampaignStatus> {
+export async function cancelCampaign(
+  client: Client,
+  reference: string,
+  reason: string,
+): Promise<CampaignStatus> {
   const valid = parseRequest('cancel request', CampaignCancelRequestSchema, { reason });
   return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [valid] });
 }
