@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { type CliFieldError, InputValidationError, UsageError } from './errors.js';
+import { fieldErrorsOf } from '../orders/field-errors.js';
+import { InputValidationError, UsageError } from './errors.js';
 
 /** Reads a JSON file; an unreadable or malformed file is a validation error naming the file. */
 export function readJsonFile(path: string): unknown {
@@ -23,10 +24,6 @@ export function readJsonFile(path: string): unknown {
       { path: '', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` },
     ]);
   }
-}
-
-export function fieldErrorsOf(error: z.ZodError): CliFieldError[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 }
 
 /** Parses `value` with `schema`, or throws InputValidationError with every field error. */

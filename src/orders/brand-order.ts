@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } from '../registry/schemas.js';
 import type { BrandWorkflowOptions } from '../workflows/brand-types.js';
 import { accountNamePattern } from '../workflows/task-queues.js';
+import { describeFieldErrors, type FieldError, fieldErrorsOf } from './field-errors.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,26 +45,19 @@ export interface BrandOrder {
 }
 export type BrandOrderInput = z.input<typeof BrandOrderSchema>;
 
-export interface FieldError {
-  /** Dotted path, e.g. `brand.businessContactEmail`. */
-  path: string;
-  message: string;
-}
+export type { FieldError } from './field-errors.js';
 
 /** A refused order: every field error, nothing started. */
 export class OrderValidationError extends Error {
   override readonly name = 'OrderValidationError';
   constructor(readonly errors: FieldError[]) {
-    super(`invalid brand order: ${errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+    super(`invalid brand order: ${describeFieldErrors(errors)}`);
   }
 }
 
 export function parseBrandOrder(order: unknown): BrandOrder {
   const parsed = BrandOrderSchema.safeParse(order);
-  if (!parsed.success)
-    throw new OrderValidationError(
-      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
-    );
+  if (!parsed.success) throw new OrderValidationError(fieldErrorsOf(parsed.error));
   return parsed.data;
 }
 

@@ -33,6 +33,7 @@ import type {
 import { campaignWorkflowId } from '../workflows/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
 import { accountNamePattern, WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+import { describeFieldErrors, fieldErrorsOf } from './field-errors.js';
 import { parseRequest } from './operator-requests.js';
 
 export const CampaignOrderSchema = z.object({
@@ -69,16 +70,13 @@ export interface CampaignFieldError {
 export class CampaignOrderValidationError extends Error {
   override readonly name = 'CampaignOrderValidationError';
   constructor(readonly errors: CampaignFieldError[]) {
-    super(`invalid campaign order: ${errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+    super(`invalid campaign order: ${describeFieldErrors(errors)}`);
   }
 }
 
 export function parseCampaignOrder(order: unknown): CampaignOrder {
   const parsed = CampaignOrderSchema.safeParse(order);
-  if (!parsed.success)
-    throw new CampaignOrderValidationError(
-      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
-    );
+  if (!parsed.success) throw new CampaignOrderValidationError(fieldErrorsOf(parsed.error));
   return { ...parsed.data, requireFeeApproval: parsed.data.requireFeeApproval ?? false };
 }
 

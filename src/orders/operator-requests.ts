@@ -5,7 +5,7 @@
  * could still send (src/workflows/request-checks.ts).
  */
 import type { z } from 'zod';
-import type { FieldError } from './brand-order.js';
+import { describeFieldErrors, type FieldError, fieldErrorsOf } from './field-errors.js';
 
 /** A refused operator request: every field error, nothing sent. */
 export class RequestValidationError extends Error {
@@ -14,17 +14,13 @@ export class RequestValidationError extends Error {
     readonly request: string,
     readonly errors: FieldError[],
   ) {
-    super(`invalid ${request}: ${errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')}`);
+    super(`invalid ${request}: ${describeFieldErrors(errors)}`);
   }
 }
 
 /** The request parsed by `schema`, or a RequestValidationError naming every field at fault. */
 export function parseRequest<S extends z.ZodType>(request: string, schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success)
-    throw new RequestValidationError(
-      request,
-      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
-    );
+  if (!parsed.success) throw new RequestValidationError(request, fieldErrorsOf(parsed.error));
   return parsed.data;
 }

@@ -1,8 +1,9 @@
 /**
  * Builds every worker a process runs: the workflow worker on `tcr-workflows`, and per CSP account one
  * reads and one writes activity worker on `registry-reads/{account}` / `registry-writes/{account}`.
- * The activity workers set `maxTaskQueueActivitiesPerSecond` (reads 20, writes 2 = 20 per 10 s): the
- * server enforces it per task queue, so the spec's budget holds across every worker process. The
+ * The activity workers set `maxTaskQueueActivitiesPerSecond` from the account's budget (the spec's
+ * reads 20, writes 2 = 20 per 10 s, unless the account sets `rateLimits`): the server enforces it per
+ * task queue, so the budget holds across every worker process. The
  * registry clients also keep their own client-side limiter (per process) and hand 429s to Temporal
  * at once (`maxRateLimitRetries: 0`), which retries after the registry's Retry-After.
  */
@@ -28,9 +29,8 @@ import {
 import type { RegistryReadActivities, RegistryWriteActivities } from '../activities/types.js';
 import type { CspAccountConfig, TemporalConnectionConfig, WorkerConfig } from '../config/worker-config.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
+import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 import {
-  REGISTRY_READS_PER_SECOND,
-  REGISTRY_WRITES_PER_SECOND,
   registryReadsTaskQueue,
   registryWritesTaskQueue,
   WORKFLOW_TASK_QUEUE,
@@ -142,13 +142,15 @@ export async function createWorkers(
         ...createCampaignWriteActivities(resolve),
       }),
     };
+    // The account's registry budget, the same one its registry client's limiter holds.
+    const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
     workers.push(
       await Worker.create({
         connection,
         namespace,
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
-        maxTaskQueueActivitiesPerSecond: account.rateLimits?.getsPerSecond ?? REGISTRY_READS_PER_SECOND,
+        maxTaskQueueActivitiesPerSecond: budget.getsPerSecond,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       }),
       await Worker.create({
@@ -156,9 +158,7 @@ export async function createWorkers(
         namespace,
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
-        maxTaskQueueActivitiesPerSecond: account.rateLimits
-          ? account.rateLimits.writesPer10Seconds / 10
-          : REGISTRY_WRITES_PER_SECOND,
+        maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds / 10,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       }),
     );

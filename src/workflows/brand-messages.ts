@@ -27,10 +27,3 @@ export const CancelRequestSchema = z.object({ reason: z.string().min(1).max(1000
 export type CancelRequest = z.input<typeof CancelRequestSchema>;
 
 export * from './brand-definitions.js';
-
-/** Field errors of a zod parse as one line each: `path: message`. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-}

@@ -216,11 +216,8 @@ export function checkShareWithRequest(request: unknown): ShareWithRequest {
   });
 }
 
-export function checkCampaignCancelRequest(request: unknown): CampaignCancelRequest {
-  return checked('cancel request', request, (body, issues) => {
-    checkString(issues, body.reason, 'reason', { max: 1000 });
-  });
-}
+/** A campaign's cancel request has the brand's shape and rules. */
+export const checkCampaignCancelRequest: (request: unknown) => CampaignCancelRequest = checkCancelRequest;
 
 export function checkAcknowledgeRequest(request: unknown): AcknowledgeRequest {
   return checked('acknowledge request', request, (body, issues) => {
