@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { canonicalJson, signEvent } from '../../src/ingress/signature.js';
+import { createIngressClient } from '../../src/ingress/temporal.js';
 
 // Answers of the HTTP layer. The Temporal client points at a closed port: events with nothing to
 // route by never touch it, and events that do must fail their hand-off with 503.
@@ -24,7 +24,9 @@ function configWith(overrides: Partial<IngressConfig> = {}): IngressConfig {
   };
 }
 
-const unreachableClient = () => new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+/** The ingress's own client, pointed where nothing listens: every hand-off fails, nothing else needs Temporal. */
+const unreachableClient = () =>
+  createIngressClient({ temporalAddress: '127.0.0.1:1', temporalNamespace: 'default' });
 
 interface Post {
   body?: string;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { signEvent } from '../../src/ingress/signature.js';
+import { createIngressClient } from '../../src/ingress/temporal.js';
 import {
   brandWorkflowId,
   campaignWorkflowId,
@@ -73,6 +74,7 @@ describe('routing on the dev server', () => {
   let worker: Worker;
   let running: Promise<void>;
   let ingress: RunningIngress;
+  let ingressClient: Client;
 
   beforeAll(async () => {
     env = await devServerEnv();
@@ -83,10 +85,16 @@ describe('routing on the dev server', () => {
       workflowBundle: await workflowBundle(workflowsPath),
     });
     running = worker.run();
-    ingress = await startIngress({ config: config(), client, logger: silent });
+    // The ingress runs on its own client, as in production; the tests drive workflows on env.client.
+    ingressClient = createIngressClient({
+      temporalAddress: env.address,
+      temporalNamespace: env.namespace ?? 'default',
+    });
+    ingress = await startIngress({ config: config(), client: ingressClient, logger: silent });
   });
   afterAll(async () => {
     await ingress?.close();
+    await ingressClient?.connection.close();
     worker?.shutdown();
     await running;
     await env?.teardown();
@@ -198,7 +206,7 @@ describe('routing on the dev server', () => {
     expect((await send(ingress, second)).json).toMatchObject({ outcome: 'parked', workflowId: parkedId });
     // A duplicate at the edge changes nothing; one that gets past a fresh edge cache is dropped by the workflow.
     expect((await send(ingress, first)).json.outcome).toBe('duplicate');
-    const fresh = await startIngress({ config: config(), client, logger: silent });
+    const fresh = await startIngress({ config: config(), client: ingressClient, logger: silent });
     try {
       expect((await send(fresh, first)).json.outcome).toBe('parked');
     } finally {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
+import { createIngressClient } from '../../src/ingress/temporal.js';
 import { SimulatorControl } from '../../src/simulator/control-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
 import { brandWorkflowId } from '../../src/workflows/ids.js';
@@ -36,6 +38,7 @@ describe('simulator webhooks through the ingress', () => {
   let sim: RunningSimulator;
   let control: SimulatorControl;
   let ingress: RunningIngress;
+  let ingressClient: Client;
   const taskQueue = `ingress-e2e-${randomUUID()}`;
 
   const api = async (method: string, path: string, body?: unknown) => {
@@ -59,6 +62,7 @@ describe('simulator webhooks through the ingress', () => {
       workflowBundle: await workflowBundle(workflowsPath),
     });
     running = worker.run();
+    ingressClient = createIngressClient({ temporalAddress: env.address, temporalNamespace: 'default' });
     const port = await freePort();
     const webhookUrl = `http://127.0.0.1:${port}/webhooks/registry`;
     ingress = await startIngress({
@@ -68,7 +72,7 @@ describe('simulator webhooks through the ingress', () => {
         TCR_INGRESS_PORT: String(port),
         TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
       }),
-      client: env.client,
+      client: ingressClient,
       logger: pino({ level: 'silent' }),
     });
     sim = await startSimulator({ rateLimits: false, timeScale: 3600 });
@@ -83,6 +87,7 @@ describe('simulator webhooks through the ingress', () => {
   afterAll(async () => {
     await sim?.close();
     await ingress?.close();
+    await ingressClient?.connection.close();
     worker?.shutdown();
     await running;
     await env?.teardown();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -13,44 +12,12 @@ import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { parkedEvents } from '../../src/workflows/parked-events.js';
 import { registryEventSignal } from '../../src/workflows/signals.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { SwitchableProxy } from '../support/switchable-proxy.js';
 import { devServerEnv, timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'outage-secret';
-
-/** A TCP proxy in front of Temporal that can be taken down (connections cut, port closed) and up again. */
-class SwitchableProxy {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async up(): Promise<void> {
-    const server = net.createServer((inbound) => {
-      const outbound = net.connect(this.target.port, this.target.host);
-      for (const s of [inbound, outbound]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          inbound.destroy();
-          outbound.destroy();
-        });
-      }
-      inbound.pipe(outbound).pipe(inbound);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
-  }
-
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 describe('Temporal down, then up', () => {
   let env: TestWorkflowEnvironment;
@@ -118,6 +85,19 @@ describe('Temporal down, then up', () => {
           })
         ).status;
 
+      // The connection is in use before Temporal goes away (the harder case: calls in flight on it).
+      const warmRef = `b-${randomUUID().slice(0, 8)}`;
+      const warm = { eventType: 'BRAND_ADD', brandReferenceId: warmRef, brandId: 'BWARM' };
+      const warmAnswer = await fetch(ingress.endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, warm),
+        },
+        body: JSON.stringify(warm),
+      });
+      expect(warmAnswer.status).toBe(200);
+
       await proxy.down();
       expect(await deliver()).toBe(503);
       expect(await deliver()).toBe(503);
@@ -133,6 +113,8 @@ describe('Temporal down, then up', () => {
       }
       expect(status).toBe(200);
       expect((await fetch(`${ingress.url}/readyz`)).status).toBe(200);
+      // Nothing answered 503 lands later either: calls that failed are not retried behind the answer.
+      await new Promise((r) => setTimeout(r, 3_000));
       const recorded = await owner.query(recordedQuery);
       expect(recorded.signals.map((s) => s.event)).toEqual([event]);
       expect(ingress.metrics.snapshot().handoffFailures).toBeGreaterThanOrEqual(2);

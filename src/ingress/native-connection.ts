@@ -1,0 +1,166 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  type CallContext,
+  type ConnectionLike,
+  defaultGrpcRetryOptions,
+  type GrpcRetryOptions,
+  type Metadata,
+  OperatorService,
+  WorkflowService,
+} from '@temporalio/client';
+import { native } from '@temporalio/core-bridge';
+import { NativeConnection, TransportError } from '@temporalio/worker';
+import { extractNativeClient } from '@temporalio/worker/lib/connection.js';
+
+/** In-deadline retries of one call: the SDK's retryable codes and back-off, 4 attempts (~0.5 s). */
+const retry = defaultGrpcRetryOptions({ maxAttempts: 4 });
+
+type RpcImpl = Parameters<typeof WorkflowService.create>[0];
+type Send = (client: native.Client, call: native.RpcCall) => Promise<Buffer>;
+/** What the SDK's retry functions read of a gRPC status (code and details; never its metadata). */
+type RetryStatus = Parameters<GrpcRetryOptions['retryableDecider']>[1];
+const UNAVAILABLE = 14;
+
+/**
+ * The ingress's connection to Temporal: calls travel on the SDK's native (Rust) client rather than
+ * grpc-js, which costs the ingress about half the CPU per call (docs/ingress.md, "Benchmark").
+ *
+ * Two things differ from the SDK's own NativeConnection, which a Client can also use:
+ * - It connects on first use, and again after a failed attempt, so the ingress starts (and reports
+ *   not ready on /readyz) while Temporal is down.
+ * - Its calls are retried here, within the caller's deadline (4 attempts, the SDK's back-off), and
+ *   never behind it. NativeConnection asks Core to retry every call for up to 10 s, so an event the
+ *   ingress had already answered 503 for could still reach its workflow seconds later; the registry
+ *   is the one that retries a failed delivery.
+ *
+ * It reaches one internal of the SDK (`extractNativeClient` and Core's request function, as
+ * NativeConnection itself uses them); the SDK's version is pinned exactly in package.json, and the
+ * ingress tests run on this connection.
+ */
+export class IngressConnection implements ConnectionLike {
+  readonly plugins = [];
+  readonly workflowService: WorkflowService;
+  readonly operatorService: OperatorService;
+  private readonly callContext = new AsyncLocalStorage<CallContext>();
+  private connected: NativeConnection | undefined;
+  private connecting: Promise<NativeConnection> | undefined;
+  private closed = false;
+
+  constructor(private readonly address: string) {
+    this.workflowService = WorkflowService.create(
+      this.rpc(native.clientSendWorkflowServiceRequest),
+      false,
+      false,
+    );
+    this.operatorService = OperatorService.create(
+      this.rpc(native.clientSendOperatorServiceRequest),
+      false,
+      false,
+    );
+  }
+
+  async ensureConnected(): Promise<void> {
+    await this.connection();
+  }
+
+  withDeadline<R>(deadline: number | Date, fn: () => Promise<R>): Promise<R> {
+    return this.callContext.run({ ...this.callContext.getStore(), deadline }, fn);
+  }
+
+  withMetadata<R>(metadata: Metadata, fn: () => Promise<R>): Promise<R> {
+    const context = this.callContext.getStore();
+    return this.callContext.run({ ...context, metadata: { ...context?.metadata, ...metadata } }, fn);
+  }
+
+  /** Abandons waiting for calls made in `fn` when aborted (Core cannot cancel a call it has sent). */
+  withAbortSignal<R>(abortSignal: AbortSignal, fn: () => Promise<R>): Promise<R> {
+    return this.callContext.run({ ...this.callContext.getStore(), abortSignal }, fn);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connection = this.connected ?? (await this.connecting?.catch(() => undefined));
+    this.connected = undefined;
+    await connection?.close();
+  }
+
+  /** The native connection, connecting now if there is none (concurrent callers share one attempt). */
+  private connection(): Promise<NativeConnection> {
+    if (this.closed) return Promise.reject(new Error('the ingress connection to Temporal is closed'));
+    if (this.connected) return Promise.resolve(this.connected);
+    this.connecting ??= NativeConnection.connect({ address: this.address }).then(
+      (connection) => {
+        this.connecting = undefined;
+        this.connected = connection;
+        return connection;
+      },
+      (error: unknown) => {
+        this.connecting = undefined; // the next call tries again
+        throw error;
+      },
+    );
+    return this.connecting;
+  }
+
+  /** protobufjs's rpcImpl: one call through Core, without Core's retries, under the caller's context. */
+  private rpc(send: Send): RpcImpl {
+    return (method, requestData, callback) => {
+      const context = this.callContext.getStore() ?? {};
+      this.call(send, method.name, Buffer.from(requestData), context).then(
+        (response) => callback(null, response),
+        (error: Error) => callback(error),
+      );
+    };
+  }
+
+  /** The response's bytes; protobufjs decodes them for the caller. */
+  private async call(send: Send, rpc: string, request: Buffer, context: CallContext): Promise<Buffer> {
+    const deadline = context.deadline === undefined ? undefined : new Date(context.deadline).getTime();
+    const metadata = Object.fromEntries(
+      Object.entries(context.metadata ?? {}).map(([key, value]) => [
+        key,
+        typeof value === 'string'
+          ? { type: 'ascii' as const, value }
+          : { type: 'binary' as const, value: Buffer.from(value) },
+      ]),
+    );
+    for (let attempt = 1; ; attempt++) {
+      const timeout = deadline === undefined ? null : Math.max(0, deadline - Date.now());
+      try {
+        const client = extractNativeClient(await this.connection());
+        return await abortable(
+          send(client, { rpc, req: request, retry: false, metadata, timeout }),
+          context.abortSignal,
+        );
+      } catch (error) {
+        const status = statusOf(error);
+        if (!status || !retry.retryableDecider(attempt, status)) throw error;
+        const pause = retry.delayFunction(attempt, status);
+        if (deadline !== undefined && Date.now() + pause >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+}
+
+/**
+ * A gRPC status for the SDK's retry decider: Core's ServiceError carries one; failing to connect
+ * counts as UNAVAILABLE, as it does on an established connection.
+ */
+function statusOf(error: unknown): RetryStatus | undefined {
+  if (error instanceof TransportError) return { code: UNAVAILABLE, details: error.message } as RetryStatus;
+  if (typeof error !== 'object' || error === null || typeof (error as { code?: unknown }).code !== 'number')
+    return undefined;
+  const { code, details, message } = error as { code: number; details?: string; message?: string };
+  return { code, details: details ?? message ?? '' } as RetryStatus;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
