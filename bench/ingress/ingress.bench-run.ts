@@ -14,12 +14,18 @@
  *   npx vitest run --config bench/ingress/vitest.config.ts
  * BENCH_SECONDS (default 2) sets each phase's length, BENCH_ROUNDS (default 8) the rounds,
  * BENCH_INGRESS_CPU_PROFILE a directory for a CPU profile of the ingress process,
- * BENCH_INGRESS_IN_PROCESS=1 runs the ingress in this process instead. Results go to
- * stdout and bench/ingress/results.json (results-in-process.json in that mode).
+ * BENCH_INGRESS_IN_PROCESS=1 runs the ingress in this process instead, BENCH_INGRESS_NODE_ARGS
+ * passes Node options to the ingress process. Results go to stdout and bench/ingress/results.json
+ * (results-in-process.json in that mode). For diagnosis, BENCH_PATHS (path names, comma-separated)
+ * and BENCH_CONNECTIONS (e.g. "1") narrow the run; a narrowed run prints its figures but writes no file.
+ *
+ * Besides rates and latencies, each path reports per event the CPU time and the run-queue wait
+ * (runnable, no CPU free) of each process (Linux schedstat), and for the ingress paths the mean
+ * hand-off time the ingress itself measured: where the time goes on a small shared machine.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -54,11 +60,19 @@ interface PhaseResult {
   events: number;
   seconds: number;
   perSecond: number;
+  meanMs: number;
   p50ms: number;
   p99ms: number;
   errors: number;
   /** Events per second of each round, in order. */
   roundRates: number[];
+  /**
+   * Per process, per event: milliseconds on a CPU, and milliseconds runnable but waiting for one
+   * (the run queue). On a small shared machine the waiting shows where an extra process costs.
+   */
+  msPerEvent: Record<string, { cpu: number; runQueue: number }>;
+  /** Ingress paths: mean time from the handler's start to Temporal's answer, as the ingress saw it. */
+  handoffMeanMs?: number;
 }
 
 const errorMessages = new Map<string, number>();
@@ -90,6 +104,58 @@ interface Accumulator {
   seconds: number;
   errors: number;
   roundRates: number[];
+  /** Per process: CPU time and time spent runnable but waiting for a CPU, summed over the phases (ns). */
+  sched: Record<string, SchedTimes>;
+  /** The ingress's own hand-off histogram (sum of seconds, count), summed over the phases. */
+  handoff: { seconds: number; count: number };
+}
+
+/** A process's scheduler times, summed over its threads (Linux /proc/{pid}/task/{tid}/schedstat). */
+interface SchedTimes {
+  cpuNs: number;
+  waitNs: number;
+}
+
+function schedTimes(pid: number | undefined): SchedTimes {
+  const times = { cpuNs: 0, waitNs: 0 };
+  if (pid === undefined) return times;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+        times.cpuNs += Number(cpu);
+        times.waitNs += Number(wait);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  } catch {
+    // not Linux, or the process is gone: no figures
+  }
+  return times;
+}
+
+/** The processes whose scheduler times are reported: this one, the ingress and the dev server. */
+const watched: Record<string, number | undefined> = { bench: process.pid };
+
+function snapshot(): Record<string, SchedTimes> {
+  return Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, schedTimes(pid)]));
+}
+
+/** The dev server this process started (a child whose command line has start-dev). */
+function devServerPid(): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (ppid === process.pid && cmdline.includes('start-dev')) return Number(entry);
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return undefined;
 }
 
 /** One timed phase of one path; its latencies and time are added to the path's accumulator. */
@@ -114,13 +180,34 @@ async function phase(
   const warmUntil = Date.now() + WARMUP_MS;
   await Promise.all(Array.from({ length: connections }, (_, w) => loop(w, warmUntil, undefined)));
   const latencies: number[] = [];
+  const handoffBefore = await handoffTotals();
+  const schedBefore = snapshot();
   const started = performance.now();
   const until = Date.now() + SECONDS * 1000;
   await Promise.all(Array.from({ length: connections }, (_, w) => loop(w, until, latencies)));
   const elapsed = (performance.now() - started) / 1000;
+  for (const [process, after] of Object.entries(snapshot())) {
+    const sum = into.sched[process] ?? { cpuNs: 0, waitNs: 0 };
+    sum.cpuNs += after.cpuNs - schedBefore[process]!.cpuNs;
+    sum.waitNs += after.waitNs - schedBefore[process]!.waitNs;
+    into.sched[process] = sum;
+  }
+  const handoffAfter = await handoffTotals();
+  into.handoff.seconds += handoffAfter.seconds - handoffBefore.seconds;
+  into.handoff.count += handoffAfter.count - handoffBefore.count;
   into.latencies.push(...latencies);
   into.seconds += elapsed;
   into.roundRates.push(Math.round(latencies.length / elapsed));
+}
+
+/** The ingress's hand-off histogram totals so far, from its /metrics. */
+async function handoffTotals(): Promise<{ seconds: number; count: number }> {
+  const text = await fetch(`${ingressUrl}/metrics`).then((r) => r.text());
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    seconds: value('tcr_ingress_handoff_seconds_sum'),
+    count: value('tcr_ingress_handoff_seconds_count'),
+  };
 }
 
 function summary(name: string, connections: number, acc: Accumulator): PhaseResult {
@@ -131,10 +218,23 @@ function summary(name: string, connections: number, acc: Accumulator): PhaseResu
     events: sorted.length,
     seconds: Number(acc.seconds.toFixed(1)),
     perSecond: Math.round(sorted.length / acc.seconds),
+    meanMs: Number((sorted.reduce((sum, ms) => sum + ms, 0) / sorted.length).toFixed(2)),
     p50ms: Number(percentile(sorted, 50).toFixed(2)),
     p99ms: Number(percentile(sorted, 99).toFixed(2)),
     errors: acc.errors,
     roundRates: acc.roundRates,
+    msPerEvent: Object.fromEntries(
+      Object.entries(acc.sched).map(([process, { cpuNs, waitNs }]) => [
+        process,
+        {
+          cpu: Number((cpuNs / 1e6 / sorted.length).toFixed(3)),
+          runQueue: Number((waitNs / 1e6 / sorted.length).toFixed(3)),
+        },
+      ]),
+    ),
+    ...(acc.handoff.count > 0 && {
+      handoffMeanMs: Number(((1000 * acc.handoff.seconds) / acc.handoff.count).toFixed(2)),
+    }),
   };
 }
 
@@ -156,22 +256,29 @@ async function startIngressProcess(temporalAddress: string): Promise<string> {
   // BENCH_INGRESS_CPU_PROFILE=dir writes a V8 CPU profile of the ingress process into dir.
   const profileDir = process.env.BENCH_INGRESS_CPU_PROFILE;
   const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profileArgs, join(projectRoot, 'dist/cli/main.js'), 'ingress'], {
-    env: {
-      ...process.env,
-      TCR_INGRESS_HOST: '127.0.0.1',
-      TCR_INGRESS_PORT: String(port),
-      TCR_WEBHOOK_URL: WEBHOOK_URL,
-      TCR_WEBHOOK_SECRETS: SECRET,
-      TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
-      TEMPORAL_ADDRESS: temporalAddress,
-      TEMPORAL_NAMESPACE: 'default',
-      TCR_INGRESS_LOG_LEVEL: 'info',
+  // BENCH_INGRESS_NODE_ARGS passes Node options to the ingress process (e.g. GC settings to compare).
+  const nodeArgs = (process.env.BENCH_INGRESS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, ...profileArgs, join(projectRoot, 'dist/cli/main.js'), 'ingress'],
+    {
+      env: {
+        ...process.env,
+        TCR_INGRESS_HOST: '127.0.0.1',
+        TCR_INGRESS_PORT: String(port),
+        TCR_WEBHOOK_URL: WEBHOOK_URL,
+        TCR_WEBHOOK_SECRETS: SECRET,
+        TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_NAMESPACE: 'default',
+        TCR_INGRESS_LOG_LEVEL: 'info',
+      },
+      // The info log line of every event is written, as in production, and thrown away by the OS.
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    // The info log line of every event is written, as in production, and thrown away by the OS.
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   ingressProcess = child;
+  watched.ingress = child.pid;
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -187,6 +294,7 @@ async function startIngressProcess(temporalAddress: string): Promise<string> {
 
 beforeAll(async () => {
   env = await devServerEnv();
+  watched.devServer = devServerPid();
   if (IN_PROCESS) {
     const config = parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
@@ -304,17 +412,29 @@ it('measures the ingress against raw signalWithStart', async () => {
       ],
     });
 
-  const paths: [string, (worker: number) => Promise<boolean>][] = [
+  const allPaths: [string, (worker: number) => Promise<boolean>][] = [
     ['raw signalWithStart', rawSignal],
     ['raw signal', rawPlainSignal],
     ['ingress POST', post],
     ['ingress POST, no hand-off', postNoHandoff],
   ];
+  // BENCH_PATHS='ingress POST' (names, comma-separated) narrows the run, e.g. to profile one path.
+  const only = process.env.BENCH_PATHS?.split(',').map((name) => name.trim());
+  const paths = only ? allPaths.filter(([name]) => only.includes(name)) : allPaths;
   const loadBefore = loadavg()[0]!;
   const results: PhaseResult[] = [];
-  for (const connections of [1, 16]) {
+  // BENCH_CONNECTIONS=1 (comma-separated) narrows the connection counts.
+  const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '1,16').split(',').map(Number);
+  for (const connections of connectionCounts) {
     const accumulators = paths.map(
-      (): Accumulator => ({ latencies: [], seconds: 0, errors: 0, roundRates: [] }),
+      (): Accumulator => ({
+        latencies: [],
+        seconds: 0,
+        errors: 0,
+        roundRates: [],
+        sched: {},
+        handoff: { seconds: 0, count: 0 },
+      }),
     );
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, [name, once]] of paths.entries())
@@ -336,8 +456,9 @@ it('measures the ingress against raw signalWithStart', async () => {
     const mid = Math.floor(ratios.length / 2);
     return ratios.length % 2 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
   };
+  const complete = only === undefined && connectionCounts.join() === '1,16';
   const ratios = results
-    .filter((r) => r.name === 'ingress POST')
+    .filter((r) => complete && r.name === 'ingress POST')
     .map((r) => ({
       connections: r.connections,
       pooledVsSignalWithStart: Number(
@@ -363,34 +484,38 @@ it('measures the ingress against raw signalWithStart', async () => {
       const rate = (name: string) =>
         results.find((x) => x.name === name && x.connections === r.connections)!.perSecond;
       const ratio = (name: string) =>
-        r.name === 'ingress POST' ? `${Math.round((100 * r.perSecond) / rate(name))}%` : '';
+        complete && r.name === 'ingress POST' ? `${Math.round((100 * r.perSecond) / rate(name))}%` : '';
       return `| ${r.name} | ${r.connections} | ${r.events} | ${r.perSecond} | ${r.roundRates.join(', ')} | ${r.p50ms} | ${r.p99ms} | ${r.errors} | ${ratio('raw signalWithStart')} | ${ratio('raw signal')} |`;
     }),
   ].join('\n');
   console.log(`\n${table}\n`);
   if (errorMessages.size > 0) console.log('errors:', Object.fromEntries(errorMessages));
-  writeFileSync(
-    new URL(IN_PROCESS ? './results-in-process.json' : './results.json', import.meta.url),
-    `${JSON.stringify(
-      {
-        at: new Date().toISOString(),
-        secondsPerPhase: SECONDS,
-        rounds: ROUNDS,
-        ingress: IN_PROCESS
-          ? 'in the load generator process (BENCH_INGRESS_IN_PROCESS=1), info logs to /dev/null'
-          : 'separate process (node dist/cli/main.js ingress), info logs to /dev/null',
-        cpus: availableParallelism(),
-        cpuModel: cpus()[0]?.model,
-        node: process.version,
-        loadAverage1m: { before: loadBefore, after: loadavg()[0] },
-        results,
-        ratios,
-        errors: Object.fromEntries(errorMessages),
-        ingressMetrics: metricsText.split('\n').filter((line) => /^tcr_ingress_events_\w+_total/.test(line)),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  // A narrowed run (BENCH_PATHS, BENCH_CONNECTIONS) is for diagnosis: printed, not written.
+  if (complete)
+    writeFileSync(
+      new URL(IN_PROCESS ? './results-in-process.json' : './results.json', import.meta.url),
+      `${JSON.stringify(
+        {
+          at: new Date().toISOString(),
+          secondsPerPhase: SECONDS,
+          rounds: ROUNDS,
+          ingress: IN_PROCESS
+            ? 'in the load generator process (BENCH_INGRESS_IN_PROCESS=1), info logs to /dev/null'
+            : 'separate process (node dist/cli/main.js ingress), info logs to /dev/null',
+          cpus: availableParallelism(),
+          cpuModel: cpus()[0]?.model,
+          node: process.version,
+          loadAverage1m: { before: loadBefore, after: loadavg()[0] },
+          results,
+          ratios,
+          errors: Object.fromEntries(errorMessages),
+          ingressMetrics: metricsText
+            .split('\n')
+            .filter((line) => /^tcr_ingress_events_\w+_total/.test(line)),
+        },
+        null,
+        2,
+      )}\n`,
+    );
   expect(results.every((r) => r.events > 0)).toBe(true);
 });
