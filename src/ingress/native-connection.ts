@@ -77,9 +77,10 @@ export class IngressConnection implements ConnectionLike {
     return this.callContext.run({ ...this.callContext.getStore(), abortSignal }, fn);
   }
 
+  /** Closes the native connection; one still being made closes as soon as it is made. */
   async close(): Promise<void> {
     this.closed = true;
-    const connection = this.connected ?? (await this.connecting?.catch(() => undefined));
+    const connection = this.connected;
     this.connected = undefined;
     await connection?.close();
   }
@@ -89,8 +90,12 @@ export class IngressConnection implements ConnectionLike {
     if (this.closed) return Promise.reject(new Error('the ingress connection to Temporal is closed'));
     if (this.connected) return Promise.resolve(this.connected);
     this.connecting ??= NativeConnection.connect({ address: this.address }).then(
-      (connection) => {
+      async (connection) => {
         this.connecting = undefined;
+        if (this.closed) {
+          await connection.close();
+          throw new Error('the ingress connection to Temporal is closed');
+        }
         this.connected = connection;
         return connection;
       },
@@ -125,7 +130,8 @@ export class IngressConnection implements ConnectionLike {
       ]),
     );
     for (let attempt = 1; ; attempt++) {
-      const timeout = deadline === undefined ? null : Math.max(0, deadline - Date.now());
+      // At least 1 ms: a call always carries a real timeout once a deadline is set.
+      const timeout = deadline === undefined ? null : Math.max(1, deadline - Date.now());
       try {
         const client = extractNativeClient(await this.connection());
         return await abortable(
