@@ -45,12 +45,32 @@ class HandoffTimeoutError extends Error {
 }
 
 /**
+ * The default log destination: stdout through a 4 KB buffer, written when full and at least every
+ * second, and on close or exit. One write per event cost the event path a system call each (about
+ * 0.1 ms of CPU on the benchmark machine); a crash loses at most the last second of lines, while
+ * the events themselves are already in Temporal.
+ */
+function bufferedStdout(): { destination: ReturnType<typeof pino.destination>; close(): void } {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const timer = setInterval(() => destination.flush(), 1_000).unref();
+  return {
+    destination,
+    close: () => {
+      clearInterval(timer);
+      destination.flushSync();
+    },
+  };
+}
+
+/**
  * Starts the webhook ingress: verifies signed registry events and hands each to its workflow,
  * answering 2xx once Temporal accepted it. See docs/ingress.md for answers, routing and metrics.
  */
 export async function startIngress(options: StartIngressOptions): Promise<RunningIngress> {
   const { config, client } = options;
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { component: 'ingress' } });
+  const log = options.logger ? undefined : bufferedStdout();
+  const logger =
+    options.logger ?? pino({ level: config.logLevel, base: { component: 'ingress' } }, log?.destination);
   const metrics = new IngressMetrics();
   const policy = new SourceAddressPolicy(config.allow, config.trustedProxies);
   const router = new EventRouter({
@@ -259,6 +279,9 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     url,
     endpoint: `${url}${config.path}`,
     metrics,
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      log?.close();
+    },
   };
 }
