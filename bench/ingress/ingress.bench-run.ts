@@ -158,18 +158,25 @@ function devServerPid(): number | undefined {
   return undefined;
 }
 
+/**
+ * One path: prepares a call for a connection (builds the event, signs it), and the clock runs only
+ * while the prepared call is in flight: a POST until its answer, a raw call until it returns.
+ */
+type Path = (worker: number) => () => Promise<boolean>;
+
 /** One timed phase of one path; its latencies and time are added to the path's accumulator. */
 async function phase(
   name: string,
   connections: number,
   round: number,
-  once: (worker: number) => Promise<boolean>,
+  path: Path,
   into: Accumulator,
 ): Promise<void> {
   const loop = async (worker: number, until: number, latencies: number[] | undefined) => {
     while (Date.now() < until) {
+      const call = path(worker);
       const started = performance.now();
-      const ok = await once(worker);
+      const ok = await call();
       if (!ok && latencies) into.errors++;
       latencies?.push(performance.now() - started);
     }
@@ -336,60 +343,66 @@ it('measures the ingress against raw signalWithStart', async () => {
     receivedAt: new Date().toISOString(),
     deliveryId: deliveryIdOf(canonicalJson(event)),
   });
-  const rawSignal = async (worker: number): Promise<boolean> => {
-    try {
-      await client.workflow.signalWithStart('recordingOwner', {
-        taskQueue,
-        workflowId: brandWorkflowId(reference(worker)),
-        args: [{ kind: 'brand', reference: reference(worker) }],
-        signal: registryEventSignal,
-        signalArgs: [deliveryFor(nextEvent(worker))],
-      });
-      return true;
-    } catch (error) {
-      noteError(error);
-      return false;
-    }
+  const rawSignal: Path = (worker) => {
+    const delivery = deliveryFor(nextEvent(worker));
+    return async () => {
+      try {
+        await client.workflow.signalWithStart('recordingOwner', {
+          taskQueue,
+          workflowId: brandWorkflowId(reference(worker)),
+          args: [{ kind: 'brand', reference: reference(worker) }],
+          signal: registryEventSignal,
+          signalArgs: [delivery],
+        });
+        return true;
+      } catch (error) {
+        noteError(error);
+        return false;
+      }
+    };
   };
 
   // Like for like: the ingress signals an existing workflow with a plain signal (signalWithStart only
   // when it parks), so the plain signal rate is shown too.
-  const rawPlainSignal = async (worker: number): Promise<boolean> => {
-    try {
-      await client.workflow
-        .getHandle(brandWorkflowId(reference(worker)))
-        .signal(registryEventSignal, deliveryFor(nextEvent(worker)));
-      return true;
-    } catch (error) {
-      noteError(error);
-      return false;
-    }
+  const rawPlainSignal: Path = (worker) => {
+    const delivery = deliveryFor(nextEvent(worker));
+    return async () => {
+      try {
+        await client.workflow
+          .getHandle(brandWorkflowId(reference(worker)))
+          .signal(registryEventSignal, delivery);
+        return true;
+      } catch (error) {
+        noteError(error);
+        return false;
+      }
+    };
   };
 
   const pool = new Pool(ingressUrl, { connections: 16, pipelining: 1 });
-  const postSigned = async (event: Record<string, unknown>, expected: string): Promise<boolean> => {
-    try {
-      const response = await pool.request({
-        path: '/webhooks/registry',
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-        },
-        body: JSON.stringify(event),
-      });
-      const text = await response.body.text();
-      const ok = response.statusCode === 200 && text.includes(`"${expected}"`);
-      if (!ok) noteError(new Error(`${response.statusCode} ${text.slice(0, 200)}`));
-      return ok;
-    } catch (error) {
-      noteError(error);
-      return false;
-    }
+  /** Signs the event now (the registry's work), and returns the POST to time. */
+  const postSigned = (event: Record<string, unknown>, expected: string) => {
+    const headers = {
+      'content-type': 'application/json',
+      'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
+    };
+    const body = JSON.stringify(event);
+    return async (): Promise<boolean> => {
+      try {
+        const response = await pool.request({ path: '/webhooks/registry', method: 'POST', headers, body });
+        const text = await response.body.text();
+        const ok = response.statusCode === 200 && text.includes(`"${expected}"`);
+        if (!ok) noteError(new Error(`${response.statusCode} ${text.slice(0, 200)}`));
+        return ok;
+      } catch (error) {
+        noteError(error);
+        return false;
+      }
+    };
   };
-  const post = (worker: number) => postSigned(nextEvent(worker), 'signalled');
+  const post: Path = (worker) => postSigned(nextEvent(worker), 'signalled');
   // The edge alone: a signed event with nothing to route by is verified and acknowledged with no hand-off.
-  const postNoHandoff = () => {
+  const postNoHandoff: Path = () => {
     sequence++;
     return postSigned(
       { eventType: 'BENCH_NO_IDS', cspId: 'CSPLOCAL', description: `bench event ${sequence}` },
@@ -412,7 +425,7 @@ it('measures the ingress against raw signalWithStart', async () => {
       ],
     });
 
-  const allPaths: [string, (worker: number) => Promise<boolean>][] = [
+  const allPaths: [string, Path][] = [
     ['raw signalWithStart', rawSignal],
     ['raw signal', rawPlainSignal],
     ['ingress POST', post],
