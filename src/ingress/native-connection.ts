@@ -9,7 +9,7 @@ import {
   WorkflowService,
 } from '@temporalio/client';
 import { native } from '@temporalio/core-bridge';
-import { NativeConnection, TransportError } from '@temporalio/worker';
+import { NativeConnection, type NativeConnectionOptions, TransportError } from '@temporalio/worker';
 import { extractNativeClient } from '@temporalio/worker/lib/connection.js';
 
 /** In-deadline retries of one call: the SDK's retryable codes and back-off, 4 attempts (~0.5 s). */
@@ -46,7 +46,7 @@ export class IngressConnection implements ConnectionLike {
   private connecting: Promise<NativeConnection> | undefined;
   private closed = false;
 
-  constructor(private readonly address: string) {
+  constructor(private readonly options: NativeConnectionOptions) {
     this.workflowService = WorkflowService.create(
       this.rpc(native.clientSendWorkflowServiceRequest),
       false,
@@ -89,7 +89,7 @@ export class IngressConnection implements ConnectionLike {
   private connection(): Promise<NativeConnection> {
     if (this.closed) return Promise.reject(new Error('the ingress connection to Temporal is closed'));
     if (this.connected) return Promise.resolve(this.connected);
-    this.connecting ??= NativeConnection.connect({ address: this.address }).then(
+    this.connecting ??= NativeConnection.connect(this.options).then(
       async (connection) => {
         this.connecting = undefined;
         if (this.closed) {

@@ -7,14 +7,9 @@
  * registry clients also keep their own client-side limiter (per process) and hand 429s to Temporal
  * at once (`maxRateLimitRetries: 0`), which retries after the registry's Retry-After.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  NativeConnection,
-  type NativeConnectionOptions,
-  Worker,
-  type WorkflowBundleOption,
-} from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   createCampaignReadActivities,
   createCampaignWriteActivities,
@@ -27,7 +22,8 @@ import {
   type RegistryClientResolver,
 } from '../activities/registry-activities.js';
 import type { RegistryReadActivities, RegistryWriteActivities } from '../activities/types.js';
-import type { CspAccountConfig, TemporalConnectionConfig, WorkerConfig } from '../config/worker-config.js';
+import { temporalConnectionOptions } from '../config/temporal-connection.js';
+import type { CspAccountConfig, WorkerConfig } from '../config/worker-config.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 import {
@@ -69,29 +65,6 @@ export interface RunningWorkers {
   run(): Promise<void>;
   /** Graceful: stop polling, let running tasks finish, close clients and (own) connection. Idempotent. */
   shutdown(): Promise<void>;
-}
-
-export function temporalConnectionOptions(temporal: TemporalConnectionConfig): NativeConnectionOptions {
-  const tls = temporal.tls
-    ? {
-        ...(temporal.tls.caPath ? { serverRootCACertificate: readFileSync(temporal.tls.caPath) } : {}),
-        ...(temporal.tls.certPath && temporal.tls.keyPath
-          ? {
-              clientCertPair: {
-                crt: readFileSync(temporal.tls.certPath),
-                key: readFileSync(temporal.tls.keyPath),
-              },
-            }
-          : {}),
-      }
-    : temporal.apiKey
-      ? true
-      : undefined;
-  return {
-    address: temporal.address,
-    ...(temporal.apiKey ? { apiKey: temporal.apiKey } : {}),
-    ...(tls !== undefined ? { tls } : {}),
-  };
 }
 
 export function registryResolver(accounts: CspAccountConfig[]): RegistryClientResolver {

@@ -9,6 +9,7 @@ import {
   signEvent,
 } from '../../src/ingress/signature.js';
 import { SourceAddressPolicy } from '../../src/ingress/source-addresses.js';
+import { createIngressClient } from '../../src/ingress/temporal.js';
 import { jcsVectors } from '../fixtures/ingress-jcs-vectors.js';
 
 describe('RFC 8785 canonicalization (json-canonicalize)', () => {
@@ -142,6 +143,30 @@ describe('parseIngressConfig', () => {
     expect(attempt({ ...minimal, TCR_INGRESS_BODY_LIMIT: '-1' })).toContain('TCR_INGRESS_BODY_LIMIT');
     const message = attempt({ ...minimal, TCR_WEBHOOK_SECRETS: 'topsecretvalue', TCR_INGRESS_PORT: 'x' });
     expect(message).not.toContain('topsecretvalue');
+    const halfPair = attempt({
+      ...minimal,
+      TEMPORAL_TLS_CERT: '/certs/client.pem',
+      TEMPORAL_API_KEY: 'k-secret',
+    });
+    expect(halfPair).toContain('TEMPORAL_TLS_KEY');
+    expect(halfPair).not.toContain('k-secret');
+  });
+
+  it('reads the Temporal API key and TLS files as the worker does', () => {
+    expect(parseIngressConfig(minimal)).not.toHaveProperty('temporalTls');
+    const config = parseIngressConfig({
+      ...minimal,
+      TEMPORAL_API_KEY: 'key',
+      TEMPORAL_TLS_CERT: '/certs/client.pem',
+      TEMPORAL_TLS_KEY: '/certs/client.key',
+      TEMPORAL_TLS_CA: '/certs/ca.pem',
+    });
+    expect(config).toMatchObject({
+      temporalApiKey: 'key',
+      temporalTls: { certPath: '/certs/client.pem', keyPath: '/certs/client.key', caPath: '/certs/ca.pem' },
+    });
+    // The files are read when the client is made: a missing one fails there, naming the path.
+    expect(() => createIngressClient(config)).toThrow('/certs/');
   });
 });
 

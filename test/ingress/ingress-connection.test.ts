@@ -16,7 +16,7 @@ describe('IngressConnection', () => {
     proxy = new SwitchableProxy({ host: host!, port: Number(port) });
     await proxy.up();
     await proxy.down(); // the port is known, nothing listens yet
-    connection = new IngressConnection(`127.0.0.1:${proxy.port}`);
+    connection = new IngressConnection({ address: `127.0.0.1:${proxy.port}` });
   });
   afterAll(async () => {
     await connection?.close();
