@@ -11,7 +11,9 @@ import { SearchAttributeType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/run.js';
 import { loadWorkerConfig } from '../../src/config/worker-config.js';
+import { DEFAULT_PARKED_TASK_QUEUE } from '../../src/ingress/config.js';
 import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import { NOT_ENVIRONMENT, SYSTEM_VARIABLES, scanEnvironmentVariables } from './env-scan.js';
 import { parseYamlSubset, type YamlValue } from './yaml-subset.js';
 
@@ -132,6 +134,16 @@ describe('temporal-docker/docker-compose.yml', () => {
     // Servers inside containers must listen beyond loopback to be reachable and scraped.
     expect(environmentOf('ingress').TCR_INGRESS_HOST).toBe('0.0.0.0');
     expect(environmentOf('worker').TCR_WORKER_METRICS_ADDRESS).toBe('0.0.0.0:9464');
+  });
+
+  it('parks events on the task queue the worker polls for workflows', () => {
+    // The worker hosts parkedEvents beside the entity workflows; a parked-events workflow started on
+    // any other queue would never run, and its events never reach their owner.
+    expect(String(environmentOf('ingress').TCR_PARKED_EVENTS_TASK_QUEUE)).toBe(
+      `\${TCR_PARKED_EVENTS_TASK_QUEUE:-${WORKFLOW_TASK_QUEUE}}`,
+    );
+    expect(envExample).toMatch(new RegExp(`^TCR_PARKED_EVENTS_TASK_QUEUE=${WORKFLOW_TASK_QUEUE}$`, 'm'));
+    expect(DEFAULT_PARKED_TASK_QUEUE).toBe(WORKFLOW_TASK_QUEUE);
   });
 
   it('builds a production image that runs as a non-root user with prod dependencies only', () => {
