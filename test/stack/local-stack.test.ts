@@ -114,10 +114,12 @@ describe('the local stack', () => {
     expect(deliveries.filter((d) => d.outcome === 'DELIVERED').length).toBeGreaterThan(10);
     expect(deliveries.filter((d) => d.status === 401)).toEqual([]);
 
-    // The progress watcher reported phase changes as lines.
-    const running = changes.find(
-      (c) => c.workflowId === 'campaign/acme-account-notifications' && c.to.phase === 'running',
-    );
+    // The progress watcher reported phase changes as lines (it polls every second, so the last
+    // transition can reach it a round after the test saw the end states).
+    const findRunning = () =>
+      changes.find((c) => c.workflowId === 'campaign/acme-account-notifications' && c.to.phase === 'running');
+    for (let wait = 0; wait < 100 && !findRunning(); wait++) await new Promise((r) => setTimeout(r, 100));
+    const running = findRunning();
     expect(running).toBeDefined();
     expect(formatChange(running!)).toMatch(/campaign\/acme-account-notifications\s+\S+ → running/);
     const needs = changes.find(
