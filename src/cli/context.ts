@@ -2,8 +2,13 @@
  * What every `tcr` command runs with: where output goes, the environment, and a lazily opened
  * Temporal client. Tests pass their own `io` (to capture output) and `client` or `env`.
  */
-import { readFileSync } from 'node:fs';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import {
+  describeProblem,
+  type TemporalSecurity,
+  temporalSecurityFromEnv,
+  temporalSecurityOptions,
+} from '../config/temporal-connection.js';
 import { CliError, ExitCode } from './errors.js';
 
 export interface CliIo {
@@ -40,11 +45,9 @@ export interface ConnectionFlags {
   namespace?: string | undefined;
 }
 
-export interface TemporalTarget {
+export interface TemporalTarget extends TemporalSecurity {
   address: string;
   namespace: string;
-  apiKey?: string;
-  tls?: { certPath?: string; keyPath?: string; caPath?: string };
 }
 
 /**
@@ -57,48 +60,13 @@ export function temporalTarget(flags: ConnectionFlags, env: CliEnv): TemporalTar
   if (!/^[^\s:]+:\d{1,5}$/.test(address))
     throw new CliError(`--address / TEMPORAL_ADDRESS: expected host:port, got '${address}'`, ExitCode.usage);
   const namespace = flags.namespace || env.TEMPORAL_NAMESPACE || 'default';
-  const cert = env.TEMPORAL_TLS_CERT;
-  const key = env.TEMPORAL_TLS_KEY;
-  if (Boolean(cert) !== Boolean(key))
-    throw new CliError('TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY: set both or neither', ExitCode.usage);
-  const tls =
-    cert || env.TEMPORAL_TLS_CA
-      ? {
-          ...(cert ? { certPath: cert } : {}),
-          ...(key ? { keyPath: key } : {}),
-          ...(env.TEMPORAL_TLS_CA ? { caPath: env.TEMPORAL_TLS_CA } : {}),
-        }
-      : undefined;
-  return {
-    address,
-    namespace,
-    ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
-    ...(tls ? { tls } : {}),
-  };
+  const { problem, ...security } = temporalSecurityFromEnv(env);
+  if (problem) throw new CliError(describeProblem(problem), ExitCode.usage);
+  return { address, namespace, ...security };
 }
 
 function clientConnectionOptions(target: TemporalTarget): ConnectionOptions {
-  const tls = target.tls
-    ? {
-        ...(target.tls.caPath ? { serverRootCACertificate: readFileSync(target.tls.caPath) } : {}),
-        ...(target.tls.certPath && target.tls.keyPath
-          ? {
-              clientCertPair: {
-                crt: readFileSync(target.tls.certPath),
-                key: readFileSync(target.tls.keyPath),
-              },
-            }
-          : {}),
-      }
-    : target.apiKey
-      ? true
-      : undefined;
-  return {
-    address: target.address,
-    connectTimeout: '5s',
-    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-    ...(tls !== undefined ? { tls } : {}),
-  };
+  return { address: target.address, connectTimeout: '5s', ...temporalSecurityOptions(target) };
 }
 
 export class CliContext {

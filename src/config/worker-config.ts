@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { accountNamePattern } from '../workflows/task-queues.js';
+import { describeProblem, type TemporalSecurity, temporalSecurityFromEnv } from './temporal-connection.js';
 
 export const RegistryEnvironmentSchema = z.enum(['local', 'qa', 'staging', 'preview', 'production']);
 
@@ -44,11 +45,9 @@ const AccountsSchema = z
     });
   });
 
-export interface TemporalConnectionConfig {
+export interface TemporalConnectionConfig extends TemporalSecurity {
   address: string;
   namespace: string;
-  apiKey?: string;
-  tls?: { certPath?: string; keyPath?: string; caPath?: string };
 }
 
 export interface WorkerConfig {
@@ -116,12 +115,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const address = env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
   if (!/^[^\s:]+:\d{1,5}$/.test(address)) problems.push('TEMPORAL_ADDRESS: expected host:port');
   const namespace = env.TEMPORAL_NAMESPACE || 'default';
-  const tlsCert = env.TEMPORAL_TLS_CERT;
-  const tlsKey = env.TEMPORAL_TLS_KEY;
-  if (Boolean(tlsCert) !== Boolean(tlsKey))
-    problems.push(
-      'TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY: set both (mTLS client certificate and key) or neither',
-    );
+  const { problem: tlsProblem, ...security } = temporalSecurityFromEnv(env);
+  if (tlsProblem) problems.push(describeProblem(tlsProblem));
   const accounts = readAccounts(env, problems);
   let maxCachedWorkflows: number | undefined;
   if (env.TCR_WORKER_MAX_CACHED_WORKFLOWS) {
@@ -130,21 +125,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       problems.push('TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2');
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  const tls =
-    tlsCert || env.TEMPORAL_TLS_CA
-      ? {
-          ...(tlsCert ? { certPath: tlsCert } : {}),
-          ...(tlsKey ? { keyPath: tlsKey } : {}),
-          ...(env.TEMPORAL_TLS_CA ? { caPath: env.TEMPORAL_TLS_CA } : {}),
-        }
-      : undefined;
   return {
-    temporal: {
-      address,
-      namespace,
-      ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
-      ...(tls ? { tls } : {}),
-    },
+    temporal: { address, namespace, ...security },
     accounts,
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type TemporalTlsFiles, temporalSecurityFromEnv } from '../config/temporal-connection.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { parseCidrList } from './source-addresses.js';
 
@@ -29,7 +30,7 @@ export interface IngressConfig {
   /** TEMPORAL_API_KEY (switches TLS on); a secret, never logged. */
   temporalApiKey?: string;
   /** TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS) and TEMPORAL_TLS_CA, as paths. */
-  temporalTls?: { certPath?: string; keyPath?: string; caPath?: string };
+  temporalTls?: TemporalTlsFiles;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -112,10 +113,6 @@ const EnvSchema = z.object({
   TCR_PARKED_RETENTION_DAYS: positiveInt(30),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_API_KEY: z.string().optional(),
-  TEMPORAL_TLS_CERT: z.string().optional(),
-  TEMPORAL_TLS_KEY: z.string().optional(),
-  TEMPORAL_TLS_CA: z.string().optional(),
   TCR_INGRESS_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
@@ -143,19 +140,8 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     );
   }
   const e = parsed.data;
-  if (Boolean(e.TEMPORAL_TLS_CERT) !== Boolean(e.TEMPORAL_TLS_KEY)) {
-    throw new IngressConfigError([
-      {
-        variable: 'TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY',
-        message: 'set both (mTLS certificate and key) or neither',
-      },
-    ]);
-  }
-  const tls = {
-    ...(e.TEMPORAL_TLS_CERT ? { certPath: e.TEMPORAL_TLS_CERT } : {}),
-    ...(e.TEMPORAL_TLS_KEY ? { keyPath: e.TEMPORAL_TLS_KEY } : {}),
-    ...(e.TEMPORAL_TLS_CA ? { caPath: e.TEMPORAL_TLS_CA } : {}),
-  };
+  const security = temporalSecurityFromEnv(env); // TEMPORAL_API_KEY, TEMPORAL_TLS_*: as the worker reads them
+  if (security.problem) throw new IngressConfigError([security.problem]);
   return {
     host: e.TCR_INGRESS_HOST,
     port: e.TCR_INGRESS_PORT,
@@ -170,8 +156,8 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     parkedRetentionMs: e.TCR_PARKED_RETENTION_DAYS * 24 * 3600_000,
     temporalAddress: e.TEMPORAL_ADDRESS,
     temporalNamespace: e.TEMPORAL_NAMESPACE,
-    ...(e.TEMPORAL_API_KEY ? { temporalApiKey: e.TEMPORAL_API_KEY } : {}),
-    ...(Object.keys(tls).length > 0 ? { temporalTls: tls } : {}),
+    ...(security.apiKey ? { temporalApiKey: security.apiKey } : {}),
+    ...(security.tls ? { temporalTls: security.tls } : {}),
     logLevel: e.TCR_INGRESS_LOG_LEVEL,
   };
 }

@@ -15,7 +15,6 @@ export function createIngressClient(
 ): Client {
   const options = temporalConnectionOptions({
     address: config.temporalAddress,
-    namespace: config.temporalNamespace,
     ...(config.temporalApiKey ? { apiKey: config.temporalApiKey } : {}),
     ...(config.temporalTls ? { tls: config.temporalTls } : {}),
   });
