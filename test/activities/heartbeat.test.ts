@@ -11,6 +11,7 @@ import { heartbeating, withHeartbeat } from '../../src/activities/heartbeat.js';
 import { createRegistryWriteActivities } from '../../src/activities/registry-activities.js';
 import { RegistryClient } from '../../src/registry/client.js';
 import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
+import { brandRegistration } from '../fixtures/workflow-harness.js';
 import { MOCK_KEY, MOCK_ORIGIN, MOCK_SECRET, MockRegistry } from '../registry/support/mock-registry.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -104,15 +105,7 @@ describe('cancellation reaches the registry client', () => {
       createRegistryWriteActivities(() => client),
       { intervalMs: 50 },
     );
-    const registration = (referenceId: string) => ({
-      referenceId,
-      entityType: 'PRIVATE_PROFIT' as const,
-      displayName: 'Acme',
-      companyName: 'Acme Inc',
-      ein: '123456789',
-      country: 'US',
-      email: 'ops@acme.example',
-    });
+    const registration = (referenceId: string) => ({ ...brandRegistration(), referenceId });
     await mockEnv().run(writes.registerBrand, {
       account: 'acme',
       registration: registration('first'),
