@@ -23,11 +23,10 @@
  * (runnable, no CPU free) of each process (Linux schedstat), and for the ingress paths the mean
  * hand-off time the ingress itself measured: where the time goes on a small shared machine.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { Pool } from 'undici';
@@ -36,10 +35,9 @@ import { parseIngressConfig } from '../../src/ingress/config.js';
 import { startIngress } from '../../src/ingress/server.js';
 import { canonicalJson, deliveryIdOf, signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
-import { freePort } from '../../src/stack/ports.js';
-import { projectRoot } from '../../src/toolchain/paths.js';
 import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { type RegistryEventDelivery, registryEventSignal } from '../../src/workflows/signals.js';
+import { startIngressProcess } from '../../test/support/ingress-process.js';
 import { devServerEnv } from '../../test/support/temporal-env.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -257,46 +255,28 @@ let closeInProcess: (() => Promise<void>) | undefined;
  */
 const IN_PROCESS = process.env.BENCH_INGRESS_IN_PROCESS === '1';
 
-/** Starts `tcr ingress` from dist/ as its own process and waits until it listens. */
-async function startIngressProcess(temporalAddress: string): Promise<string> {
-  const port = await freePort();
+/** Starts `tcr ingress` from dist/ as its own process, logging every event as in production. */
+async function startIngressProcessForBench(temporalAddress: string): Promise<string> {
   // BENCH_INGRESS_CPU_PROFILE=dir writes a V8 CPU profile of the ingress process into dir.
   const profileDir = process.env.BENCH_INGRESS_CPU_PROFILE;
   const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   // BENCH_INGRESS_NODE_ARGS passes Node options to the ingress process (e.g. GC settings to compare).
   const nodeArgs = (process.env.BENCH_INGRESS_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, ...profileArgs, join(projectRoot, 'dist/cli/main.js'), 'ingress'],
-    {
-      env: {
-        ...process.env,
-        TCR_INGRESS_HOST: '127.0.0.1',
-        TCR_INGRESS_PORT: String(port),
-        TCR_WEBHOOK_URL: WEBHOOK_URL,
-        TCR_WEBHOOK_SECRETS: SECRET,
-        TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
-        TEMPORAL_ADDRESS: temporalAddress,
-        TEMPORAL_NAMESPACE: 'default',
-        TCR_INGRESS_LOG_LEVEL: 'info',
-      },
+  const ingress = await startIngressProcess({
+    nodeArgs: [...nodeArgs, ...profileArgs],
+    env: {
+      TCR_WEBHOOK_URL: WEBHOOK_URL,
+      TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
       // The info log line of every event is written, as in production, and thrown away by the OS.
-      stdio: ['ignore', 'ignore', 'pipe'],
+      TCR_INGRESS_LOG_LEVEL: 'info',
     },
-  );
-  ingressProcess = child;
-  watched.ingress = child.pid;
-  let stderr = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('ingress listening')) resolve();
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`ingress exited (${code}) before listening (did you run npm run build?): ${stderr}`)),
-    );
   });
-  return `http://127.0.0.1:${port}`;
+  ingressProcess = ingress.child;
+  watched.ingress = ingress.child.pid;
+  return ingress.url;
 }
 
 beforeAll(async () => {
@@ -322,7 +302,7 @@ beforeAll(async () => {
     };
     ingressUrl = ingress.url;
   } else {
-    ingressUrl = await startIngressProcess(env.address);
+    ingressUrl = await startIngressProcessForBench(env.address);
   }
 });
 
