@@ -9,10 +9,9 @@ import { DefaultLogger } from '@temporalio/worker';
 import { afterEach, describe, expect, it } from 'vitest';
 import { heartbeating, withHeartbeat } from '../../src/activities/heartbeat.js';
 import { createRegistryWriteActivities } from '../../src/activities/registry-activities.js';
-import { RegistryClient } from '../../src/registry/client.js';
 import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
 import { brandRegistration } from '../fixtures/workflow-harness.js';
-import { MOCK_KEY, MOCK_ORIGIN, MOCK_SECRET, MockRegistry } from '../registry/support/mock-registry.js';
+import { MockRegistry, mockRegistryClient } from '../registry/support/mock-registry.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -90,13 +89,7 @@ describe('cancellation reaches the registry client', () => {
   it('a cancelled write attempt stops waiting in the rate limiter and sends nothing', async () => {
     const registry = new MockRegistry().listen();
     registries.push(registry);
-    const client = new RegistryClient({
-      environment: 'qa',
-      baseUrl: MOCK_ORIGIN,
-      allowedHosts: [new URL(MOCK_ORIGIN).hostname],
-      apiKey: MOCK_KEY,
-      apiSecret: MOCK_SECRET,
-      dispatcher: registry.agent,
+    const client = mockRegistryClient(registry, {
       // One write per 10 s: the second registration waits ~10 s for its POST.
       rateLimits: { getsPerSecond: 20, writesPer10Seconds: 1 },
       timeoutMs: 2_000,

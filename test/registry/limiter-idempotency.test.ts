@@ -5,10 +5,10 @@
  * and answers 429 when it is exceeded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RegistryClient, type RegistryClientOptions } from '../../src/registry/client.js';
+import type { RegistryClient, RegistryClientOptions } from '../../src/registry/client.js';
 import { RegistryTimeoutError } from '../../src/registry/errors.js';
 import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
-import { MOCK_KEY, MOCK_ORIGIN, MOCK_SECRET, MockRegistry } from './support/mock-registry.js';
+import { MOCK_ORIGIN, MockRegistry, mockRegistryClient } from './support/mock-registry.js';
 
 const registries: MockRegistry[] = [];
 afterEach(async () => {
@@ -18,17 +18,7 @@ afterEach(async () => {
 
 function clientFor(registry: MockRegistry, extra: Partial<RegistryClientOptions> = {}): RegistryClient {
   registries.push(registry);
-  return new RegistryClient({
-    environment: 'qa',
-    baseUrl: MOCK_ORIGIN,
-    allowedHosts: [new URL(MOCK_ORIGIN).hostname],
-    apiKey: MOCK_KEY,
-    apiSecret: MOCK_SECRET,
-    dispatcher: registry.agent,
-    rateLimits: false,
-    timeoutMs: 300,
-    ...extra,
-  });
+  return mockRegistryClient(registry, extra);
 }
 
 const brandOrder = (referenceId: string) => ({

@@ -5,10 +5,32 @@
  * answer too late (timeout-after-commit). It is a test double, not the simulator.
  */
 import { MockAgent } from 'undici';
+import { RegistryClient, type RegistryClientOptions } from '../../../src/registry/client.js';
 
 export const MOCK_ORIGIN = 'https://registry.mock.test';
 export const MOCK_KEY = 'mock-key';
 export const MOCK_SECRET = 'mock-secret-value';
+/**
+ * A registry client talking to `registry` (its MockAgent as the dispatcher) with the mock's
+ * credentials; no client-side limiter and a 300 ms timeout unless `extra` says otherwise.
+ */
+export function mockRegistryClient(
+  registry: MockRegistry,
+  extra: Partial<RegistryClientOptions> = {},
+): RegistryClient {
+  return new RegistryClient({
+    environment: 'qa',
+    baseUrl: MOCK_ORIGIN,
+    allowedHosts: [new URL(MOCK_ORIGIN).hostname],
+    apiKey: MOCK_KEY,
+    apiSecret: MOCK_SECRET,
+    dispatcher: registry.agent,
+    rateLimits: false,
+    timeoutMs: 300,
+    ...extra,
+  });
+}
+
 const expectedAuth = `Basic ${Buffer.from(`${MOCK_KEY}:${MOCK_SECRET}`).toString('base64')}`;
 
 export interface RecordedRequest {
