@@ -47,7 +47,8 @@ describe('registration', () => {
       country: 'US',
     });
     expect(res.status).toBe(400);
-    expect(res.body.every((e: Json) => e.code === 502 && e.fields.length === 1)).toBe(true);
+    expect(res.body.length).toBeGreaterThan(0);
+    expect(res.body.filter((e: Json) => !(e.code === 502 && e.fields.length === 1))).toEqual([]);
     expect(res.body.map((e: Json) => e.fields[0])).toContain('email');
     const missing = await register({ ...privateBrand(), ein: undefined, vertical: undefined });
     expect(missing.status).toBe(400);

@@ -13,6 +13,9 @@ async function brandId(overrides: Record<string, unknown> = {}): Promise<string>
   return (await api.call('POST', '/brand/nonBlocking', privateBrand(overrides))).body.brandId;
 }
 const create = (body: unknown) => api.call('POST', '/campaignBuilder', body);
+/** Every MNO of a campaign's mnoOperationStatus is REGISTERED, and there is at least one. */
+const allRegistered = (status: Record<string, string>) =>
+  Object.keys(status).length > 0 && Object.values(status).every((s) => s === 'REGISTERED');
 
 describe('campaign builder checks', () => {
   test('brand check lists every use case with qualification and reasons', async () => {
@@ -40,7 +43,8 @@ describe('campaign builder checks', () => {
     expect((await api.call('GET', `/campaignBuilder/brand/${id}/usecase/NOPE`)).status).toBe(404);
     const bad = await brandId({ companyName: 'UNVERIFIED Ltd' });
     const all = (await api.call('GET', `/campaignBuilder/brand/${bad}`)).body;
-    expect(all.every((e: Json) => !e.qualified)).toBe(true);
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.filter((e: Json) => e.qualified !== false)).toEqual([]);
   });
 });
 
@@ -267,7 +271,7 @@ describe('sharing', () => {
     await api.control.advanceClock(61);
     expect(await sharing(id)).toMatchObject({ sharingStatus: 'ACCEPTED' });
     const got = (await api.call('GET', `/campaign/${id}`)).body;
-    expect(Object.values(got.mnoOperationStatus).every((s) => s === 'REGISTERED')).toBe(true);
+    expect(allRegistered(got.mnoOperationStatus)).toBe(true);
     expect((await share(id, 'BANDWIDTH')).body[0].code).toBe(514);
   });
 
@@ -280,19 +284,11 @@ describe('sharing', () => {
       'PENDING',
     );
     await api.control.dcaComplete(id);
-    expect(
-      Object.values((await api.call('GET', `/campaign/${id}`)).body.mnoOperationStatus).every(
-        (s) => s === 'REGISTERED',
-      ),
-    ).toBe(true);
+    expect(allRegistered((await api.call('GET', `/campaign/${id}`)).body.mnoOperationStatus)).toBe(true);
     const other = await campaign();
     await share(other, 'CSPRELAY');
     await api.control.advanceClock(61 + 301);
-    expect(
-      Object.values((await api.call('GET', `/campaign/${other}`)).body.mnoOperationStatus).every(
-        (s) => s === 'REGISTERED',
-      ),
-    ).toBe(true);
+    expect(allRegistered((await api.call('GET', `/campaign/${other}`)).body.mnoOperationStatus)).toBe(true);
   });
 
   test('DECLINE scenario: declined with an explanation; resubmit needs a change or another partner', async () => {

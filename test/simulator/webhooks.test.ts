@@ -121,7 +121,7 @@ describe('signatures and bodies', () => {
         mock: true,
         brandId: expect.any(String),
       });
-      expect(Object.values(hook.body).every((v) => typeof v !== 'object')).toBe(true);
+      expect(Object.entries(hook.body).filter(([, v]) => typeof v === 'object')).toEqual([]);
     }
     expect(r.received.map((h) => h.body.eventType)).toEqual(['BRAND_ADD', 'BRAND_IDENTITY_STATUS_UPDATE']);
     expect(r.received[1]!.body.brandIdentityStatus).toBe('VERIFIED');
@@ -211,7 +211,8 @@ describe('delivery', () => {
     await api.call('POST', '/brand/nonBlocking', privateBrand());
     await until(async () => ((await api.control.deliveries()).length >= 16 ? true : undefined), 10_000);
     const log = await api.control.deliveries();
-    expect(log.every((d) => d.outcome === 'NETWORK_RETRY' && d.retryCount === 0)).toBe(true);
+    expect(log.length).toBeGreaterThanOrEqual(16);
+    expect(log.filter((d) => !(d.outcome === 'NETWORK_RETRY' && d.retryCount === 0))).toEqual([]);
     for (const d of log) expect(Date.parse(d.nextAttemptAt!) - Date.parse(d.at)).toBe(60_000);
     const good = await receiver();
     await subscribe(api, good.url, ['BRAND']);

@@ -120,11 +120,12 @@ describe('the local stack', () => {
       changes.find((c) => c.workflowId === 'campaign/acme-account-notifications' && c.to.phase === 'running');
     for (let wait = 0; wait < 100 && !findRunning(); wait++) await new Promise((r) => setTimeout(r, 100));
     const running = findRunning();
-    expect(running).toBeDefined();
+    expect(running?.to.phase).toBe('running');
     expect(formatChange(running!)).toMatch(/campaign\/acme-account-notifications\s+\S+ → running/);
     const needs = changes.find(
       (c) => c.workflowId === 'brand/initech-unverified' && c.to.needsAction.length > 0,
     );
+    expect(needs?.workflowId).toBe('brand/initech-unverified');
     expect(formatChange(needs!)).toMatch(/NEEDS ACTION identity/);
     expect(JSON.parse(readFileSync(join(dataDir, 'examples-submitted.json'), 'utf8')).submitted).toHaveLength(
       10,
