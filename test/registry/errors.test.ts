@@ -197,9 +197,8 @@ describe('errors', () => {
   it('no answer within timeoutMs → RegistryTimeoutError', async () => {
     const c = client({ timeoutMs: 100 });
     pool().intercept({ path: '/v2/brand/B1', method: 'GET' }).reply(200, { brandId: 'B1' }).delay(10_000);
-    const started = Date.now();
+    // Order, not a time bound: the error comes before the answer would have (10 s, 100x the timeout).
     const e = await failure(c.getBrand('B1'));
-    expect(Date.now() - started).toBeLessThan(5_000); // gave up at its timeout, long before the answer
     expect(e).toBeInstanceOf(RegistryTimeoutError);
     expect(e).toMatchObject({ retryable: true, mayHaveCommitted: false, timeoutMs: 100 });
   });
