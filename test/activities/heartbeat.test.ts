@@ -6,7 +6,7 @@
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { heartbeating, withHeartbeat } from '../../src/activities/heartbeat.js';
 import { createRegistryWriteActivities } from '../../src/activities/registry-activities.js';
 import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
@@ -28,7 +28,16 @@ function countHeartbeats(env: MockActivityEnvironment): { count: number } {
   return seen;
 }
 
+// Fake timers: the heartbeat interval and the activities' sleeps run on a clock the test advances, so
+// the counts are exact and "nothing more" is checked by advancing the clock, not by waiting.
 describe('withHeartbeat', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('heartbeats while a slow activity runs and stops once it has completed', async () => {
     const env = mockEnv();
     const seen = countHeartbeats(env);
@@ -41,10 +50,14 @@ describe('withHeartbeat', () => {
       },
       { intervalMs: 40 },
     );
-    await expect(env.run(activities.slow, 400)).resolves.toBe('slept 400');
+    const done = env.run(activities.slow, 400);
+    await vi.advanceTimersByTimeAsync(399);
+    expect(seen.count).toBe(9); // at 40, 80, ..., 360 ms
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(done).resolves.toBe('slept 400');
     const atCompletion = seen.count;
-    expect(atCompletion).toBeGreaterThanOrEqual(5); // ~10 intervals of 40 ms; generous for a loaded box
-    await sleep(300);
+    expect(atCompletion).toBeGreaterThanOrEqual(9);
+    await vi.advanceTimersByTimeAsync(10_000);
     expect(seen.count).toBe(atCompletion);
   });
 
@@ -58,10 +71,13 @@ describe('withHeartbeat', () => {
       },
       { intervalMs: 40 },
     );
-    await expect(env.run(failing)).rejects.toThrow('registry said no');
+    const done = env.run(failing);
+    const failed = expect(done).rejects.toThrow('registry said no');
+    await vi.advanceTimersByTimeAsync(200);
+    await failed;
     const atFailure = seen.count;
-    expect(atFailure).toBeGreaterThanOrEqual(2);
-    await sleep(200);
+    expect(atFailure).toBeGreaterThanOrEqual(4); // at 40, 80, 120, 160 (and 200) ms
+    await vi.advanceTimersByTimeAsync(10_000);
     expect(seen.count).toBe(atFailure);
   });
 
@@ -69,8 +85,11 @@ describe('withHeartbeat', () => {
     const env = mockEnv({ heartbeatTimeoutMs: 200 });
     const seen = countHeartbeats(env);
     const slow = heartbeating(() => sleep(500), { intervalMs: 60_000 });
-    await env.run(slow);
-    expect(seen.count).toBeGreaterThanOrEqual(4); // every 50 ms (a quarter of the timeout)
+    const done = env.run(slow);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(seen.count).toBe(9); // every 50 ms (a quarter of the timeout), not every minute
+    await vi.advanceTimersByTimeAsync(1);
+    await done;
   });
 
   it('is a no-op outside an activity: unit tests call activities directly', async () => {
@@ -106,13 +125,12 @@ describe('cancellation reaches the registry client', () => {
 
     const env = mockEnv();
     const seen = countHeartbeats(env);
-    const started = Date.now();
     const second = env.run(writes.registerBrand, { account: 'acme', registration: registration('second') });
-    await sleep(400);
-    expect(seen.count).toBeGreaterThanOrEqual(2); // heartbeating while it waits in the limiter
+    // Heartbeating while it waits in the limiter (the window frees up only ~10 s after the first POST).
+    while (seen.count < 2) await sleep(20);
     env.cancel();
     await expect(second).rejects.toBeInstanceOf(CancelledFailure);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Had the cancel not reached the limiter, the run would have ended only after sending its POST.
     const posts = registry.requests.filter((r) => r.method === 'POST');
     expect(posts.map((r) => (r.body as { referenceId: string }).referenceId)).toEqual(['first']);
   });
