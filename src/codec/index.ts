@@ -1,0 +1,37 @@
+export {
+  buildCodecServer,
+  type CodecServerOptions,
+  DEFAULT_CODEC_BODY_LIMIT,
+  type RunningCodecServer,
+  startCodecServer,
+} from './codec-server.js';
+export {
+  type CodecServerConfig,
+  CodecServerConfigError,
+  DEFAULT_CODEC_SERVER_PORT,
+  parseCodecServerConfig,
+} from './codec-server-config.js';
+export {
+  type DataConverterOptions,
+  dataConverter,
+  encryptsPayloads,
+  failureConverterPath,
+  workflowBundleConverterOptions,
+} from './data-converter.js';
+export {
+  ENCRYPTED_ENCODING,
+  EncryptionCodec,
+  isEncrypted,
+  KEY_ID_METADATA,
+  PayloadDecryptionError,
+  payloadKeyId,
+} from './encryption-codec.js';
+export {
+  ensureKeyFile,
+  KEYS_FILE_VARIABLE,
+  KEYS_VARIABLE,
+  keyringFromEnv,
+  readKeyFile,
+  writeKeyFile,
+} from './key-file.js';
+export { type KeyFile, Keyring, KeyringError, newKeyId } from './keyring.js';

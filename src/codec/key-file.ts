@@ -1,0 +1,56 @@
+/**
+ * Where the payload keys come from: a key file (TCR_PAYLOAD_KEYS_FILE, mode 0600, a mounted secret in
+ * production) or the key file's document in TCR_PAYLOAD_KEYS. Never from the image or the repository.
+ * Writes are atomic (a temporary file renamed over the old one) and leave the file 0600.
+ */
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { Keyring, KeyringError } from './keyring.js';
+
+export const KEYS_FILE_VARIABLE = 'TCR_PAYLOAD_KEYS_FILE';
+export const KEYS_VARIABLE = 'TCR_PAYLOAD_KEYS';
+
+export type Env = Record<string, string | undefined>;
+
+export function readKeyFile(path: string): Keyring {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'unreadable';
+    throw new KeyringError(`payload key file ${path}: cannot read it (${code})`);
+  }
+  return Keyring.parse(text, `payload key file ${path}`);
+}
+
+/** Writes the ring to `path` (0600), replacing any file there in one rename. */
+export function writeKeyFile(path: string, keyring: Keyring): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(keyring.toFile(), null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+/** The ring in `path`; a new file with one fresh key when there is none (the local stack's own key). */
+export function ensureKeyFile(path: string): Keyring {
+  if (existsSync(path)) {
+    const mode = statSync(path).mode & 0o777;
+    if ((mode & 0o077) !== 0) chmodSync(path, 0o600);
+    return readKeyFile(path);
+  }
+  const keyring = Keyring.generate();
+  writeKeyFile(path, keyring);
+  return keyring;
+}
+
+/**
+ * The keyring the environment names: TCR_PAYLOAD_KEYS_FILE (a path) or TCR_PAYLOAD_KEYS (the file's
+ * JSON document); undefined when neither is set (payloads then travel unencrypted).
+ */
+export function keyringFromEnv(env: Env = process.env): Keyring | undefined {
+  const file = env[KEYS_FILE_VARIABLE] || undefined;
+  const inline = env[KEYS_VARIABLE] || undefined;
+  if (file && inline) throw new KeyringError(`set ${KEYS_FILE_VARIABLE} or ${KEYS_VARIABLE}, not both`);
+  if (file) return readKeyFile(file);
+  if (inline) return Keyring.parse(inline, KEYS_VARIABLE);
+  return undefined;
+}
