@@ -61,7 +61,7 @@ export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './regi
 // Registry input types order files are made of.
 export type { BrandRegistration, CampaignCreation } from './registry/schemas.js';
 // Workflow and status types.
-export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/audit.js';
+export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
 // Request schemas and message definitions (the same ones the workflows' update validators use).
 export {
   type AppealRequest,

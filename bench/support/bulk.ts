@@ -14,7 +14,7 @@ import {
 import { RegistryClient } from '../../src/registry/client.js';
 import type { SimulatorControl } from '../../src/simulator/control-client.js';
 import { DEFAULT_ACCOUNT } from '../../src/simulator/index.js';
-import type { AuditTrail } from '../../src/workflows/audit.js';
+import type { AuditTrail } from '../../src/workflows/entity/audit.js';
 import { brandOrder, campaignOrder } from './orders.js';
 import { sleep } from './stats.js';
 

@@ -6,8 +6,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   NotFoundError,
   RateLimitedError,
+  RegistryConfigurationError,
   RegistryError,
   RegistryRequestInvalidError,
+  RegistryResponseInvalidError,
   RegistryValidationError,
   UnauthorizedError,
 } from '../registry/errors.js';
@@ -69,6 +71,24 @@ export function toActivityFailure(error: unknown): unknown {
           errors: error.issues.map((i) => ({ description: i.message, fields: [i.path] })),
         } satisfies RegistryFailureDetails,
       ],
+    });
+  }
+  if (error instanceof RegistryConfigurationError) {
+    // Never retried: the same configuration gives the same refusal. Workers refuse such an account
+    // at start; this is the last line for one that slipped through.
+    return ApplicationFailure.create({
+      message: error.message,
+      type: RegistryFailureTypes.configuration,
+      nonRetryable: true,
+    });
+  }
+  if (error instanceof RegistryResponseInvalidError) {
+    // An answer that is not the spec's record (a proxy's HTML page, a truncated body): retried within
+    // the operation's window, then shown to the operator with the parser's words.
+    return ApplicationFailure.create({
+      message: error.message,
+      type: RegistryFailureTypes.unparsable,
+      nonRetryable: false,
     });
   }
   if (error instanceof RegistryError) {

@@ -32,8 +32,6 @@ export function brandSnapshot(brand: Brand): BrandSnapshot {
     entityType: brand.entityType ?? '',
     status: brand.status ?? 'ACTIVE',
     identityStatus: brand.identityStatus ?? 'UNVERIFIED',
-    displayName: brand.displayName ?? null,
-    businessContactEmail: brand.businessContactEmail ?? null,
     businessContactEmailVerifiedDate: brand.businessContactEmailVerifiedDate ?? null,
     mobilePhoneVerifiedDate: stringOrNull((brand as Record<string, unknown>).mobilePhoneVerifiedDate),
     optionalAttributes: brand.optionalAttributes ?? {},
@@ -78,6 +76,11 @@ export function createRegistryReadActivities(resolve: RegistryClientResolver): R
       mapRegistryErrors(async () =>
         brandSnapshot(await clientOf(resolve, account).getBrand(brandId, attemptCallOptions())),
       ),
+    findBrandByReference: ({ account, referenceId }) =>
+      mapRegistryErrors(async () => {
+        const brand = await clientOf(resolve, account).findBrandByReference(referenceId, attemptCallOptions());
+        return brand ? brandSnapshot(brand) : null;
+      }),
     listExternalVets: ({ account, brandId }) =>
       mapRegistryErrors(async () =>
         (await clientOf(resolve, account).listExternalVets(brandId, attemptCallOptions())).map(vetRecord),
@@ -112,13 +115,14 @@ export function createRegistryWriteActivities(resolve: RegistryClientResolver): 
       ),
     appealBrand: ({ account, brandId, appeal }) =>
       mapRegistryErrors(() => clientOf(resolve, account).appealBrand(brandId, appeal, attemptCallOptions())),
-    orderExternalVet: ({ account, brandId, evpId, vettingClass }) =>
+    orderExternalVet: ({ account, brandId, evpId, vettingClass, adoptInProgress }) =>
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
         const opts = attemptCallOptions();
-        // A vet order may be billed. On a retry (the first attempt may have reached the registry
-        // before it failed), a vet of this provider and class still in progress is the one we ordered.
-        if (currentAttempt() > 1) {
+        // A vet order may be billed. On a retry (an earlier attempt, or an earlier call the workflow
+        // made, may have reached the registry before it failed), a vet of this provider and class still
+        // in progress is the one we ordered.
+        if (adoptInProgress || currentAttempt() > 1) {
           const existing = (await client.listExternalVets(brandId, opts)).find(
             (v) =>
               v.evpId === evpId &&

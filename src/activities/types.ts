@@ -22,8 +22,6 @@ export interface BrandSnapshot {
   /** 'ACTIVE' while the brand exists; anything else (e.g. 'DELETED') ends its workflow. */
   status: string;
   identityStatus: string;
-  displayName?: string | null;
-  businessContactEmail?: string | null;
   businessContactEmailVerifiedDate?: string | null;
   /**
    * When a sole proprietor's mobile phone passed its one-time-password check: the "further
@@ -57,6 +55,8 @@ export interface AppealRequestBody {
 export interface RegistryReadActivities {
   getBrand(input: BrandInput): Promise<BrandSnapshot>;
   listExternalVets(input: BrandInput): Promise<VetRecord[]>;
+  /** The brand registered under this referenceId, or null (`GET /brand` list): confirms a 404. */
+  findBrandByReference(input: AccountInput & { referenceId: string }): Promise<BrandSnapshot | null>;
   /** Campaigns of the brand whose status is ACTIVE (brand update group 1 needs none). */
   countActiveCampaigns(input: BrandInput): Promise<number>;
 }
@@ -68,7 +68,14 @@ export interface RegistryWriteActivities {
   updateBrand(input: BrandInput & { patch: BrandUpdate }): Promise<BrandSnapshot>;
   revetBrand(input: BrandInput): Promise<BrandSnapshot>;
   appealBrand(input: BrandInput & { appeal: AppealRequestBody }): Promise<void>;
-  orderExternalVet(input: BrandInput & { evpId: string; vettingClass: string }): Promise<VetRecord>;
+  /**
+   * May be billed. On a retried attempt, or when the workflow asks (`adoptInProgress`: an earlier call
+   * may have reached the registry), a vet of this provider and class still in progress is returned
+   * instead of ordering another.
+   */
+  orderExternalVet(
+    input: BrandInput & { evpId: string; vettingClass: string; adoptInProgress?: boolean },
+  ): Promise<VetRecord>;
   importExternalVet(
     input: BrandInput & { evpId: string; vettingId: string; vettingToken?: string },
   ): Promise<VetRecord>;
@@ -95,6 +102,10 @@ export const RegistryFailureTypes = {
   transient: 'RegistryTransient',
   /** The worker has no configuration for the account named. Non-retryable. */
   unknownAccount: 'UnknownAccount',
+  /** The account's configuration is unsafe or inconsistent (e.g. a refused base URL). Non-retryable. */
+  configuration: 'RegistryConfiguration',
+  /** The registry answered 2xx with a body that is not the spec's record. Retried within the window. */
+  unparsable: 'RegistryUnparsable',
 } as const;
 
 export const nonRetryableRegistryFailureTypes: string[] = [
@@ -103,6 +114,7 @@ export const nonRetryableRegistryFailureTypes: string[] = [
   RegistryFailureTypes.notFound,
   RegistryFailureTypes.invalidRequest,
   RegistryFailureTypes.unknownAccount,
+  RegistryFailureTypes.configuration,
 ];
 
 /** `details[0]` of a non-retryable registry failure. */

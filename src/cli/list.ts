@@ -1,6 +1,6 @@
 /** `tcr list`: brand and campaign workflows found by their search attributes (a visibility query). */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { AuditTrail } from '../workflows/audit.js';
+import type { AuditTrail } from '../workflows/entity/audit.js';
 import {
   AccountKey,
   BrandIdKey,

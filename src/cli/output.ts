@@ -1,5 +1,6 @@
 /** Printing results of operator actions: a one-line summary, or the whole status with `--json`. */
 import type { CliContext } from './context.js';
+import type { OperationOutcome } from '../workflows/entity/operations.js';
 import { type AnyStatus, renderStatus, summarizeStatus } from './render-status.js';
 
 export function printActionResult(
@@ -11,6 +12,30 @@ export function printActionResult(
   if (json) ctx.json({ workflowId: `${status.workflowType}/${status.reference}`, action, status });
   else ctx.io.out(`${action}: ${summarizeStatus(status)}`);
   return 0;
+}
+
+/**
+ * After an update: the operation's outcome (the workflow's one writer ran it, or refused it). Exit 0
+ * when done; 1 when refused, failed on a registry fault, or cancelled, with the workflow's words.
+ */
+export function printOperationOutcome(
+  ctx: CliContext,
+  json: boolean | undefined,
+  action: string,
+  workflowId: string,
+  outcome: OperationOutcome,
+): number {
+  if (json) ctx.json({ workflowId, action, ...outcome });
+  else {
+    const ids = Object.entries(outcome.ids ?? {})
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    const words = [`${action}: ${outcome.outcome}`, `phase ${outcome.phase}`, ids].filter(Boolean).join(', ');
+    ctx.io.out(outcome.detail ? `${words}: ${outcome.detail}` : words);
+    for (const e of outcome.registryErrors ?? [])
+      ctx.io.out(`  ${e.fields.join(', ') || '(registry)'}: ${e.description}`);
+  }
+  return outcome.outcome === 'done' ? 0 : 1;
 }
 
 /** After a start: the workflow id and the initial status (if a worker answered the query in time). */

@@ -2,7 +2,7 @@
  * The `status` query rendered for people: phase, ids, identity, vets, MNO table, what the workflow
  * waits for and until when, the actions it needs and why, and the last audit entries.
  */
-import type { AuditTrail } from '../workflows/audit.js';
+import type { AuditTrail } from '../workflows/entity/audit.js';
 import type { BrandStatus, OperatorAction, WaitingFor } from '../workflows/brand-types.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
 

@@ -11,15 +11,22 @@ import type {
   ImportVetRequest,
   OrderVetRequest,
 } from './brand-messages.js';
-import type { BrandStatus, VetState } from './brand-types.js';
-import type { WakeCause } from './wait.js';
+import type { BrandPhase, BrandStatus, VetState } from './brand-types.js';
+import type { OperationOutcome } from './entity/operations.js';
+import type { WakeCause } from './entity/wait.js';
 
-export const correctBrandUpdate = defineUpdate<BrandStatus, [CorrectBrandRequest]>('correctBrand');
-export const revetUpdate = defineUpdate<BrandStatus, []>('revet');
-export const appealUpdate = defineUpdate<BrandStatus, [AppealRequest]>('appeal');
-export const orderVetUpdate = defineUpdate<BrandStatus, [OrderVetRequest]>('orderVet');
-export const importVetUpdate = defineUpdate<BrandStatus, [ImportVetRequest]>('importVet');
-export const cancelUpdate = defineUpdate<BrandStatus, [CancelRequest]>('cancel');
+/**
+ * What every brand update returns: the operation's outcome and the phase after it (small, so each
+ * operator action adds little to history). The full status, audit trail included, is the `status` query.
+ */
+export type BrandOperationOutcome = OperationOutcome<BrandPhase>;
+
+export const correctBrandUpdate = defineUpdate<BrandOperationOutcome, [CorrectBrandRequest]>('correctBrand');
+export const revetUpdate = defineUpdate<BrandOperationOutcome, []>('revet');
+export const appealUpdate = defineUpdate<BrandOperationOutcome, [AppealRequest]>('appeal');
+export const orderVetUpdate = defineUpdate<BrandOperationOutcome, [OrderVetRequest]>('orderVet');
+export const importVetUpdate = defineUpdate<BrandOperationOutcome, [ImportVetRequest]>('importVet');
+export const cancelUpdate = defineUpdate<BrandOperationOutcome, [CancelRequest]>('cancel');
 
 export const brandStatusQuery = defineQuery<BrandStatus>('status');
 
@@ -37,3 +44,12 @@ export interface VetProgress {
   detail?: string;
 }
 export const vetProgressSignal = defineSignal<[VetProgress]>('vetProgress');
+
+/**
+ * Sent by the brand workflow to its vets when the brand is cancelled: the vet ends `cancelled`. (A
+ * signal, not a Temporal cancellation request: the vet finishes an order in flight and reports it.)
+ */
+export interface StopVet {
+  reason: string;
+}
+export const stopVetSignal = defineSignal<[StopVet]>('stopVet');

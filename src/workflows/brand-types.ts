@@ -2,10 +2,10 @@
  * Types of the brand workflow: input, phases, status (the `status` query), carried state. Order
  * systems import these (type-only) through src/orders; the campaign workflow follows the same shape.
  */
-import type { BrandSnapshot } from '../activities/types.js';
 import type { BrandRegistration } from '../registry/schemas.js';
-import type { AuditTrail } from './audit.js';
-import type { BackoffSchedule } from './wait.js';
+import type { BrandState } from './brand/state.js';
+import type { AuditTrail } from './entity/audit.js';
+import type { BackoffSchedule } from './entity/wait.js';
 
 export type BrandPhase =
   | 'registering'
@@ -37,7 +37,9 @@ export type VetState =
   | 'expired'
   | 'timed-out'
   /** The registry refused the order or import (400). */
-  | 'rejected';
+  | 'rejected'
+  /** The brand was cancelled while the vet waited; its workflow stopped. */
+  | 'cancelled';
 
 export interface VetStatus {
   seq: number;
@@ -94,6 +96,10 @@ export interface BrandStatus {
   politicalCampaignsAffected: boolean;
   lastGroup3UpdateAt?: string;
   cancelReason?: string;
+  /** Operator operations queued behind the one running (oldest first). */
+  pendingOperations: string[];
+  /** Runs of this workflow id (1 + continue-as-new count). */
+  runs: number;
   audit: AuditTrail;
 }
 
@@ -128,25 +134,14 @@ export interface BrandWorkflowInput {
   /** Registration fields; `referenceId` equals `reference`. */
   registration: BrandRegistration;
   options?: BrandWorkflowOptions;
-  /** Set by continue-as-new only. */
-  carried?: BrandCarriedState;
-}
-
-/** Everything a brand workflow carries across continue-as-new. */
-export interface BrandCarriedState {
-  status: BrandStatus;
-  brand?: BrandSnapshot;
-  vetSeq: number;
-  deliveries: string[];
-  claimedParked: boolean;
-  appealPending: boolean;
-  runs: number;
-  /** Campaign workflows waiting to hear that the brand is ready. */
-  readinessWatchers?: string[];
+  /** Set by continue-as-new only: the workflow's whole state (./brand/state.ts). */
+  carried?: BrandState;
 }
 
 export interface BrandResult {
   phase: BrandPhase;
   brandId?: string;
+  /** True when the registry holds a brand registered for this reference (its fee, if any, is charged). */
+  registered: boolean;
   status: BrandStatus;
 }

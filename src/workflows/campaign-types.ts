@@ -4,9 +4,9 @@
  */
 import type { CampaignSnapshot, MnoMetadataRecord } from '../activities/campaign-types.js';
 import type { CampaignCreation } from '../registry/schemas.js';
-import type { AuditTrail } from './audit.js';
+import type { AuditTrail } from './entity/audit.js';
 import type { OperatorAction, WaitingFor } from './brand-types.js';
-import type { BackoffSchedule } from './wait.js';
+import type { BackoffSchedule } from './entity/wait.js';
 
 export type CampaignPhase =
   /** Waiting until the brand workflow is 'ready' and the registry confirms it. */

@@ -2,7 +2,7 @@
  * Every workflow the `tcr-workflows` task queue runs. Workers bundle this module
  * (src/workers/create-workers.ts); it must import nothing with side effects.
  */
-export { brandWorkflow } from './brand.js';
-export { campaignWorkflow } from './campaign.js';
+export { brandWorkflow } from './brand/workflow.js';
+export { campaignWorkflow } from './campaign/workflow.js';
 export { parkedEvents } from './parked-events.js';
-export { vetWorkflow } from './vet.js';
+export { vetWorkflow } from './vet/workflow.js';

@@ -5,8 +5,8 @@
  */
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
-import type { OperatorAction } from './brand-types.js';
-import { type BrandIdKey, NeedsActionKey, PhaseKey } from './search-attributes.js';
+import type { OperatorAction } from '../brand-types.js';
+import { type BrandIdKey, NeedsActionKey, PhaseKey } from '../search-attributes.js';
 
 /** The part of an entity's status this module keeps. */
 export interface EntityStatusCore {
@@ -20,8 +20,11 @@ export class EntityBookkeeping {
 
   constructor(
     private readonly status: EntityStatusCore,
-    /** The registry id's search attribute (TcrBrandId, TcrCampaignId) and where to read the id. */
-    private readonly registryIdKey: typeof BrandIdKey,
+    /**
+     * The registry id's search attribute (TcrBrandId, TcrCampaignId) and where to read the id; none for
+     * a workflow that is not the owner of a registry entity (a vet), so the ingress never routes to it.
+     */
+    private readonly registryIdKey: typeof BrandIdKey | undefined,
     private readonly registryId: () => string | undefined,
     private readonly auditLimit?: number,
   ) {}
@@ -48,7 +51,8 @@ export class EntityBookkeeping {
     const pairs = [];
     if (upserted.phase !== status.phase) pairs.push({ key: PhaseKey, value: status.phase });
     if (upserted.needsAction !== needsAction) pairs.push({ key: NeedsActionKey, value: needsAction });
-    if (id && upserted.registryId !== id) pairs.push({ key: this.registryIdKey, value: id });
+    if (this.registryIdKey && id && upserted.registryId !== id)
+      pairs.push({ key: this.registryIdKey, value: id });
     if (pairs.length === 0) return;
     upsertSearchAttributes(pairs);
     upserted.phase = status.phase;

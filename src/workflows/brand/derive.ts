@@ -1,0 +1,160 @@
+/**
+ * The brand workflow's decisions as plain functions of state and input: no workflow API, no clock of
+ * their own (`now` is passed in). The workflow applies what they return; tests call them directly.
+ */
+import { contactVerificationRequired } from '../../registry/rules.js';
+import type { EntityType } from '../../registry/schemas.js';
+import type { BrandSnapshot, VetRecord } from '../../activities/types.js';
+import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../brand-types.js';
+import type { VetProgress } from '../brand-definitions.js';
+import { MINUTE_MS } from '../entity/wait.js';
+
+/** A needs-action change: set (with its text) or clear. */
+export type ActionChange =
+  | { set: true; action: string; reason: string; registryErrors?: { description: string; fields: string[] }[] }
+  | { set: false };
+
+export interface PhaseDecision {
+  phase: BrandPhase;
+  /** Needs-action `identity`. */
+  identity: ActionChange;
+  detail?: string;
+  /** The identity is decided again (the appeal, if any, is over). */
+  appealOver: boolean;
+}
+
+/**
+ * The phase the registry's brand record puts the brand in: contact verification first, then identity.
+ * `appealPending`: an appeal was filed and no identity decision has been seen since.
+ */
+export function deriveBrandPhase(
+  snapshot: BrandSnapshot,
+  ctx: { entityType: string; appealPending: boolean; now: number },
+): PhaseDecision {
+  const clear: ActionChange = { set: false };
+  if (snapshot.status !== 'ACTIVE')
+    return { phase: 'deleted', identity: clear, detail: `registry status ${snapshot.status}`, appealOver: false };
+  const entityType = (snapshot.entityType || ctx.entityType) as EntityType;
+  if (contactVerificationRequired(entityType, new Date(ctx.now)) && !snapshot.businessContactEmailVerifiedDate)
+    return { phase: 'awaiting-contact-verification', identity: clear, appealOver: false };
+  switch (snapshot.identityStatus) {
+    case 'UNVERIFIED':
+      if (ctx.appealPending) return { phase: 'appeal-pending', identity: clear, appealOver: false };
+      return {
+        phase: 'needs-correction',
+        identity: {
+          set: true,
+          action: 'correctBrand + revet, or appeal',
+          reason:
+            'the registry reports the brand UNVERIFIED: information unverified, incorrect, incomplete or changed',
+        },
+        appealOver: false,
+      };
+    case 'SELF_DECLARED':
+      if (entityType === 'SOLE_PROPRIETOR' && snapshot.mobilePhoneVerifiedDate)
+        return {
+          phase: 'ready',
+          identity: clear,
+          detail: 'sole proprietor verified (mobile phone one-time password)',
+          appealOver: true,
+        };
+      return { phase: 'awaiting-sole-proprietor-verification', identity: clear, appealOver: false };
+    default:
+      return { phase: 'ready', identity: clear, detail: snapshot.identityStatus, appealOver: true };
+  }
+}
+
+/**
+ * A 404 on the brand is a fact only when the registry confirms it: a second 404 at least
+ * NOT_FOUND_CONFIRM_MS after the first, and the registry's list answering without the brand. A wrong
+ * base URL or a registry fault answers 404 to the list as well, so it never ends a brand.
+ */
+export const NOT_FOUND_CONFIRM_MS = 5 * MINUTE_MS;
+
+export type NotFoundVerdict = 'deleted' | 'confirm-later' | 'present';
+
+export function notFoundVerdict(input: {
+  first404At: number;
+  now: number;
+  /** What the list said: absent (200 without it), present (200 with it), failed (anything else). */
+  list: 'absent' | 'present' | 'failed' | 'not-asked';
+}): NotFoundVerdict {
+  if (input.list === 'present') return 'present';
+  if (input.now - input.first404At < NOT_FOUND_CONFIRM_MS) return 'confirm-later';
+  return input.list === 'absent' ? 'deleted' : 'confirm-later';
+}
+
+/** What a vet's progress asks of the operator (needs-action `vet-{seq}`). */
+export function vetAction(seq: number, progress: VetProgress, deadline: string | undefined): ActionChange {
+  switch (progress.state) {
+    case 'failed':
+      return {
+        set: true,
+        action: 'review the vet reasons; correct the brand and order again',
+        reason: `vet #${seq} FAILED: ${(progress.reasons ?? []).join('; ') || 'no reasons given'}`,
+      };
+    case 'timed-out':
+      return {
+        set: true,
+        action: 'contact the vetting provider or order again',
+        reason: `vet #${seq} had no result by ${deadline ?? 'its deadline'}`,
+      };
+    case 'rejected':
+      return {
+        set: true,
+        action: 'fix and order again',
+        reason: `the registry refused vet #${seq}: ${progress.detail ?? ''}`.trim(),
+        registryErrors: (progress.reasons ?? []).map((d) => ({ description: d, fields: [] })),
+      };
+    default:
+      return { set: false };
+  }
+}
+
+const inProgress: readonly VetState[] = ['ordering', 'pending', 'under-review'];
+
+export function vetInProgress(vet: VetStatus): boolean {
+  return inProgress.includes(vet.state);
+}
+
+/** Vets the registry now reports EXPIRED among those we hold ACTIVE. */
+export function newlyExpiredVets(vets: readonly VetStatus[], records: readonly VetRecord[]): VetStatus[] {
+  return vets.filter(
+    (v) => v.state === 'active' && records.some((r) => r.vettingId === v.vettingId && r.vettingStatus === 'EXPIRED'),
+  );
+}
+
+/** STANDARD vets that scored below the policy's threshold and have no follow-up yet. */
+export function vetsNeedingEnhancedFollowUp(
+  vets: readonly VetStatus[],
+  policy: EnhancedVetPolicy | undefined,
+): VetStatus[] {
+  if (!policy) return [];
+  return vets.filter(
+    (v) =>
+      v.state === 'active' &&
+      v.vettingClass === 'STANDARD' &&
+      !v.followUpOrdered &&
+      v.score !== undefined &&
+      v.score < policy.belowScore,
+  );
+}
+
+/** Does a vet-related event concern this vet (provider, and vetting id once known)? */
+export function eventConcernsVet(vet: VetStatus, event: { evpId?: string; vettingId?: string }): boolean {
+  if (!vetInProgress(vet)) return false;
+  if (event.evpId && event.evpId !== vet.evpId) return false;
+  if (event.vettingId && vet.vettingId && event.vettingId !== vet.vettingId) return false;
+  return Boolean(event.evpId || event.vettingId);
+}
+
+/** 501(c)(3), (4), (5) or (6) in any common spelling: such non-profits may not request a Political vet. */
+const political501cPattern = /501\s*\(?\s*c\s*\)?\s*\(?\s*([3-6])\s*\)?/i;
+
+export function hasPoliticalAccessByTaxStatus(
+  entityType: string,
+  optionalAttributes: Record<string, unknown>,
+): boolean {
+  const tax = optionalAttributes.taxExemptStatus;
+  return entityType === 'NON_PROFIT' && typeof tax === 'string' && political501cPattern.test(tax);
+}

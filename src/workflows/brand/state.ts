@@ -1,0 +1,64 @@
+/**
+ * The brand workflow's state: one plain object, and exactly what continue-as-new carries. Everything
+ * the workflow remembers lives here (no loose variables), so nothing can be forgotten at a
+ * continue-as-new; a test checks that every field survives one.
+ */
+import type { BrandSnapshot } from '../../activities/types.js';
+import type { BrandRegistration } from '../../registry/schemas.js';
+import type { BrandStatus, BrandWorkflowInput } from '../brand-types.js';
+import { emptyAuditTrail } from '../entity/audit.js';
+import { initialLoopState, type LoopState } from '../entity/loop.js';
+import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
+import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
+
+export interface BrandState {
+  /** What the `status` query shows. */
+  status: BrandStatus;
+  /**
+   * The registration to send, until the registry has the brand; dropped once it is registered, so
+   * continue-as-new does not carry personal data the workflow no longer needs.
+   */
+  registration?: BrandRegistration;
+  /** The registry's last brand record (trimmed to what decisions need). */
+  snapshot?: BrandSnapshot;
+  vetSeq: number;
+  /** Delivery ids of webhook events already handled (bounded). */
+  deliveries: string[];
+  /** An appeal was filed and no identity decision has been seen since. */
+  appealPending: boolean;
+  /** Campaign workflows waiting to hear that the brand is ready (bounded). */
+  readinessWatchers: string[];
+  /** Workflow time of the first unconfirmed 404 on the brand. */
+  first404At?: number;
+  queue: OperationQueueState;
+  faults: FaultState;
+  loop: LoopState;
+}
+
+export function initialBrandState(input: BrandWorkflowInput): BrandState {
+  return {
+    status: {
+      workflowType: 'brand',
+      reference: input.reference,
+      account: input.account,
+      phase: 'registering',
+      entityType: input.registration.entityType,
+      optionalAttributes: {},
+      vets: [],
+      needsAction: [],
+      alerts: [],
+      politicalCampaignsAffected: false,
+      pendingOperations: [],
+      runs: 1,
+      audit: emptyAuditTrail(),
+    },
+    registration: { ...input.registration, referenceId: input.reference },
+    vetSeq: 0,
+    deliveries: [],
+    appealPending: false,
+    readinessWatchers: [],
+    queue: emptyOperationQueue(),
+    faults: emptyFaultState(),
+    loop: initialLoopState(),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The entity loop, written once for every registration workflow (brand, campaign, vet):
+ *
+ *   1. run the queued operator operations, one at a time (./operations.ts);
+ *   2. continue as new when history is long, only here and only with the queue empty;
+ *   3. reconcile: the phase's own step (read the registry, decide, act);
+ *   4. wait for a wake (webhook, operator, another workflow), the next poll or a deadline.
+ *
+ * Every registry call of the entity happens in 1 or 3, so they never overlap. A final phase ends the
+ * loop. While a registry fault lasts the poll follows the fault backoff instead of the phase's
+ * schedule, and the loop resumes the phase's schedule by itself once a call succeeds.
+ */
+import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import type { WaitingFor } from '../brand-types.js';
+import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';
+import type { PhaseTable } from './phases.js';
+import type { GuardedRegistry } from './registry-call.js';
+import { type BackoffSchedule, backoffDelay, type WakeCause, type Wakeup, waitForWakePollOrDeadline } from './wait.js';
+
+/** Loop bookkeeping carried across continue-as-new. */
+export interface LoopState {
+  /** Polls since the phase last changed (drives the pending schedule's backoff). */
+  pollAttempt: number;
+  /** Runs of this workflow id: 1 + continue-as-new count. */
+  runs: number;
+}
+
+export function initialLoopState(): LoopState {
+  return { pollAttempt: 0, runs: 1 };
+}
+
+export type OperationResult = Omit<OperationOutcome, 'id' | 'operation' | 'phase'>;
+
+export interface EntityLoopSpec<P extends string, K extends string> {
+  table: PhaseTable<P, K>;
+  phase(): P;
+  queue: OperationQueue<K>;
+  wakeup: Wakeup;
+  guarded: GuardedRegistry;
+  loop: LoopState;
+  polls: { pending: BackoffSchedule; steadyMs: number };
+  execute(op: QueuedOperation<K>): Promise<OperationResult>;
+  reconcile(cause: WakeCause | 'start'): Promise<void>;
+  /** Absolute workflow time of the phase's deadline, if it has one. */
+  deadline?(): number | undefined;
+  /** The deadline passed: act on it (may call the registry; the loop awaits it). */
+  onDeadline?(): void | Promise<void>;
+  setWaitingFor(waitingFor: WaitingFor | undefined): void;
+  continueAsNewAt: number;
+  continueAsNew(): Promise<never>;
+}
+
+export function phasePollDelay<P extends string, K extends string>(spec: EntityLoopSpec<P, K>): number | undefined {
+  switch (spec.table[spec.phase()].poll) {
+    case 'pending':
+      return backoffDelay(spec.polls.pending, spec.loop.pollAttempt);
+    case 'steady':
+      return spec.polls.steadyMs;
+    default:
+      return undefined;
+  }
+}
+
+export async function runEntityLoop<P extends string, K extends string>(spec: EntityLoopSpec<P, K>): Promise<void> {
+  const final = () => spec.table[spec.phase()].final;
+  let cause: WakeCause | 'start' = 'start';
+  for (;;) {
+    const since = spec.wakeup.current;
+    while (!final() && spec.queue.hasPending) {
+      const op = spec.queue.take()!;
+      const result = await spec.execute(op);
+      spec.queue.complete({ id: op.id, operation: op.kind, phase: spec.phase(), ...result });
+    }
+    if (final()) break;
+
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength >= spec.continueAsNewAt) {
+      // Handlers still running are waiting for outcomes already recorded, or for an operation that
+      // arrives now: run that first (never wait on a handler that waits on us).
+      await condition(() => allHandlersFinished() || spec.queue.hasPending);
+      if (spec.queue.hasPending) {
+        cause = 'operator';
+        continue;
+      }
+      await spec.continueAsNew();
+    }
+
+    await spec.reconcile(cause);
+    if (final()) break;
+    if (spec.queue.hasPending) {
+      cause = 'operator';
+      continue;
+    }
+
+    const pollInMs = spec.guarded.faulted ? spec.guarded.faultBackoff() : phasePollDelay(spec);
+    const deadline = spec.deadline?.();
+    const now = Date.now();
+    spec.setWaitingFor({
+      what: spec.guarded.faulted
+        ? `registry fault cleared (retrying), then: ${spec.table[spec.phase()].waitsFor}`
+        : spec.table[spec.phase()].waitsFor,
+      ...(pollInMs !== undefined ? { nextPollAt: new Date(now + pollInMs).toISOString() } : {}),
+      ...(deadline !== undefined ? { until: new Date(deadline).toISOString() } : {}),
+    });
+    cause = await waitForWakePollOrDeadline({
+      wakeup: spec.wakeup,
+      since,
+      ...(pollInMs !== undefined ? { pollInMs } : {}),
+      ...(deadline !== undefined ? { deadline } : {}),
+      interrupt: () => spec.queue.hasPending,
+    });
+    if (cause === 'poll' && !spec.guarded.faulted) spec.loop.pollAttempt++;
+    if (cause === 'timer') await spec.onDeadline?.();
+  }
+  spec.setWaitingFor(undefined);
+}

@@ -1,0 +1,120 @@
+/**
+ * The operation queue of an entity workflow: one writer per entity.
+ *
+ * Update handlers validate a request and enqueue it here; only the workflow's main loop takes
+ * operations off the queue and runs them, one at a time and in order, between its own reconciliation
+ * steps. So registry calls of one entity never overlap, whatever operators, order systems and
+ * webhooks do at once, and no lock is needed.
+ *
+ * A handler waits for its own operation's outcome (`awaitOutcome`). That never blocks continue-as-new:
+ * the loop continues as new only when the queue is empty, and every operation taken off the queue gets
+ * an outcome before the loop waits again. The queue's state is plain data in the workflow's state
+ * object, carried across continue-as-new with everything else.
+ */
+import { CancellationScope, condition } from '@temporalio/workflow';
+import type { AuditCause } from './audit.js';
+import type { RegistryErrorEntry } from './registry-failure.js';
+import type { Wakeup } from './wait.js';
+
+export interface QueuedOperation<K extends string = string> {
+  id: number;
+  kind: K;
+  request: unknown;
+  cause: AuditCause;
+  /** Workflow time it was enqueued (ISO). */
+  at: string;
+}
+
+export type OperationOutcomeKind =
+  /** Done as asked. */
+  | 'done'
+  /** The registry (or a rule of the workflow) refused it; `detail` says why. Nothing changed. */
+  | 'refused'
+  /** A registry fault (401, 5xx, …) stopped it; the status shows needs-action. Safe to ask again. */
+  | 'failed'
+  /** The entity was cancelled before the operation ran. */
+  | 'cancelled';
+
+/** What an update returns: small, so each operator action adds little to history. */
+export interface OperationOutcome<P extends string = string> {
+  id: number;
+  operation: string;
+  outcome: OperationOutcomeKind;
+  /** The entity's phase once the operation ran. */
+  phase: P;
+  detail?: string;
+  registryErrors?: RegistryErrorEntry[];
+  /** Registry ids the operation learned or created (brandId, campaignId, vettingId, vet seq). */
+  ids?: Record<string, string>;
+}
+
+export interface OperationQueueState {
+  nextId: number;
+  pending: QueuedOperation[];
+  /** Outcomes not yet collected by their handler (bounded). */
+  outcomes: OperationOutcome[];
+}
+
+export function emptyOperationQueue(): OperationQueueState {
+  return { nextId: 1, pending: [], outcomes: [] };
+}
+
+const OUTCOMES_KEPT = 50;
+
+export class OperationQueue<K extends string = string> {
+  constructor(
+    private readonly state: OperationQueueState,
+    private readonly wakeup: Wakeup,
+  ) {}
+
+  get hasPending(): boolean {
+    return this.state.pending.length > 0;
+  }
+
+  /** Kinds waiting, oldest first (for the status query). */
+  pendingKinds(): K[] {
+    return this.state.pending.map((op) => op.kind as K);
+  }
+
+  /** Enqueues an operation and wakes the loop. `first`: ahead of the others (cancel). */
+  enqueue(kind: K, request: unknown, opts: { cause?: AuditCause; first?: boolean } = {}): number {
+    const op: QueuedOperation<K> = {
+      id: this.state.nextId++,
+      kind,
+      request,
+      cause: opts.cause ?? 'operator',
+      at: new Date(Date.now()).toISOString(),
+    };
+    if (opts.first) this.state.pending.unshift(op);
+    else this.state.pending.push(op);
+    this.wakeup.bump('operator');
+    return op.id;
+  }
+
+  /** The next operation to run, removed from the queue. */
+  take(): QueuedOperation<K> | undefined {
+    return this.state.pending.shift() as QueuedOperation<K> | undefined;
+  }
+
+  complete(outcome: OperationOutcome): void {
+    this.state.outcomes.push(outcome);
+    while (this.state.outcomes.length > OUTCOMES_KEPT) this.state.outcomes.shift();
+  }
+
+  /** Ends every waiting operation with `outcome` (the entity reached a final phase). */
+  drain(phase: string, outcome: OperationOutcomeKind, detail: string): void {
+    for (let op = this.take(); op; op = this.take())
+      this.complete({ id: op.id, operation: op.kind, outcome, phase, detail });
+  }
+
+  /**
+   * Waits for the outcome of operation `id`. Not cancellable: a Temporal cancellation of the workflow
+   * ends every operation with an outcome (`cancelled`), which the caller then receives.
+   */
+  async awaitOutcome(id: number): Promise<OperationOutcome> {
+    const find = () => this.state.outcomes.findIndex((o) => o.id === id);
+    await CancellationScope.nonCancellable(() => condition(() => find() >= 0));
+    const [outcome] = this.state.outcomes.splice(find(), 1);
+    return outcome!;
+  }
+}

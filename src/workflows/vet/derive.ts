@@ -1,0 +1,53 @@
+/** The vet workflow's decisions as plain functions (no workflow API). */
+import type { VetRecord } from '../../activities/types.js';
+import type { VetProgress } from '../brand-definitions.js';
+import type { VetState } from '../brand-types.js';
+
+/** Registry vettingStatus → our vet state. */
+export function vetStateOf(vettingStatus: string): VetState {
+  switch (vettingStatus) {
+    case 'ACTIVE':
+      return 'active';
+    case 'FAILED':
+      return 'failed';
+    case 'EXPIRED':
+      return 'expired';
+    case 'UNSCORE':
+      return 'under-review';
+    default:
+      return 'pending';
+  }
+}
+
+/** The registry record of this vet among the brand's vets: by vettingId, else the newest of the provider and class. */
+export function matchVet(
+  records: VetRecord[],
+  evpId: string,
+  vettingId?: string,
+  vettingClass?: string,
+): VetRecord | undefined {
+  if (vettingId) return records.find((r) => r.vettingId === vettingId);
+  const candidates = records.filter(
+    (r) =>
+      r.evpId === evpId && (vettingClass === undefined || !r.vettingClass || r.vettingClass === vettingClass),
+  );
+  return candidates.sort((a, b) => (b.createDate ?? '').localeCompare(a.createDate ?? ''))[0];
+}
+
+/** The progress a registry record means, on top of what we knew. */
+export function progressFromRecord(
+  current: VetProgress,
+  record: VetRecord,
+  cause: VetProgress['cause'],
+): VetProgress {
+  return {
+    ...current,
+    cause,
+    state: vetStateOf(record.vettingStatus),
+    ...(record.vettingId ? { vettingId: record.vettingId } : {}),
+    ...(record.vettingClass ? { vettingClass: record.vettingClass } : {}),
+    ...(typeof record.vettingScore === 'number' ? { score: record.vettingScore } : {}),
+    ...(record.reasons && record.reasons.length > 0 ? { reasons: record.reasons.map(String) } : {}),
+    ...(record.vettedDate ? { vettedDate: record.vettedDate } : {}),
+  };
+}
