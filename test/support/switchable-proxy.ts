@@ -1,35 +1,67 @@
 import net from 'node:net';
 
-/** A TCP proxy in front of Temporal that can be taken down (connections cut, port closed) and up again. */
+/**
+ * A TCP proxy in front of Temporal that can be taken down and up again. It binds its port once
+ * (port 0, in `listen()`) and keeps the listening socket until `close()`: while down it cuts every
+ * open connection and resets each new one at once, so nothing else can take the port in between.
+ */
 export class SwitchableProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private isUp = false;
+  /** Connections reset because the proxy was down. */
+  refused = 0;
   port = 0;
   constructor(private readonly target: { host: string; port: number }) {}
 
-  async up(): Promise<void> {
-    if (this.server) return;
-    const server = net.createServer((inbound) => {
-      const outbound = net.connect(this.target.port, this.target.host);
-      for (const s of [inbound, outbound]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          inbound.destroy();
-          outbound.destroy();
-        });
-      }
-      inbound.pipe(outbound).pipe(inbound);
+  /** Binds a free loopback port (once) and starts down: connections are reset until `up()`. */
+  async listen(): Promise<number> {
+    if (this.server) return this.port;
+    const server = net.createServer((inbound) => this.accept(inbound));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
     });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
+    this.port = (server.address() as net.AddressInfo).port;
+    return this.port;
   }
 
+  /** Forwards connections (binding the port first if `listen()` was not called). */
+  async up(): Promise<void> {
+    await this.listen();
+    this.isUp = true;
+  }
+
+  /** Cuts every open connection and resets new ones; the port stays bound. */
   async down(): Promise<void> {
+    this.isUp = false;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  /** Releases the port. */
+  async close(): Promise<void> {
+    await this.down();
     const server = this.server;
     this.server = undefined;
-    for (const s of this.sockets) s.destroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private accept(inbound: net.Socket): void {
+    if (!this.isUp) {
+      this.refused++;
+      inbound.resetAndDestroy();
+      return;
+    }
+    const outbound = net.connect(this.target.port, this.target.host);
+    for (const s of [inbound, outbound]) {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => {
+        inbound.destroy();
+        outbound.destroy();
+      });
+    }
+    inbound.pipe(outbound).pipe(inbound);
   }
 }
