@@ -4,10 +4,9 @@
  */
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import {
-  describeProblem,
-  type TemporalSecurity,
-  temporalSecurityFromEnv,
-  temporalSecurityOptions,
+  loadTemporalConnection,
+  type TemporalConnectionConfig,
+  temporalClientConnectionOptions,
 } from '../config/temporal-connection.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -45,28 +44,22 @@ export interface ConnectionFlags {
   namespace?: string | undefined;
 }
 
-export interface TemporalTarget extends TemporalSecurity {
-  address: string;
-  namespace: string;
-}
+export type TemporalTarget = TemporalConnectionConfig;
 
 /**
- * Flags over environment, as the worker reads it (src/config): TEMPORAL_ADDRESS (default
- * 127.0.0.1:7233), TEMPORAL_NAMESPACE (default `default`), TEMPORAL_API_KEY (implies TLS),
- * TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS), TEMPORAL_TLS_CA.
+ * Flags over environment and `temporal.toml` profile, as the worker reads them (src/config,
+ * @temporalio/envconfig): TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default
+ * `default`), TEMPORAL_API_KEY (implies TLS), TEMPORAL_TLS_* (mTLS, CA), TEMPORAL_PROFILE.
  */
 export function temporalTarget(flags: ConnectionFlags, env: CliEnv): TemporalTarget {
-  const address = flags.address || env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
-  if (!/^[^\s:]+:\d{1,5}$/.test(address))
-    throw new CliError(`--address / TEMPORAL_ADDRESS: expected host:port, got '${address}'`, ExitCode.usage);
-  const namespace = flags.namespace || env.TEMPORAL_NAMESPACE || 'default';
-  const { problem, ...security } = temporalSecurityFromEnv(env);
-  if (problem) throw new CliError(describeProblem(problem), ExitCode.usage);
-  return { address, namespace, ...security };
+  const problems: string[] = [];
+  const target = loadTemporalConnection(env, problems, flags);
+  if (problems.length > 0) throw new CliError(problems.join('; '), ExitCode.usage);
+  return target;
 }
 
 function clientConnectionOptions(target: TemporalTarget): ConnectionOptions {
-  return { address: target.address, connectTimeout: '5s', ...temporalSecurityOptions(target) };
+  return { ...temporalClientConnectionOptions(target), connectTimeout: '5s' };
 }
 
 export class CliContext {

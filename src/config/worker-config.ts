@@ -1,54 +1,25 @@
 /**
- * Worker configuration from the environment, validated with zod at the edge. Errors name the
- * variable and the field (`TCR_ACCOUNTS[0].apiSecret: ...`), never a value, so secrets never reach
- * logs. `describeWorkerConfig` prints a configuration with every secret redacted.
+ * Worker configuration from the environment, validated at the edge. Errors name the variable, the
+ * account and the field (`TCR_ACCOUNTS[0].baseUrl (account acme): ...`) and say how to fix it, never
+ * a value, so secrets never reach logs. `describeWorkerConfig` prints a configuration with every
+ * secret redacted. The accounts are read by src/config/accounts.ts (shared with `tcr accounts` and
+ * `tcr webhooks`), the Temporal connection by src/config/temporal-connection.ts (envconfig).
  */
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
-import { accountNamePattern } from '../workflows/task-queues.js';
-import { describeProblem, type TemporalSecurity, temporalSecurityFromEnv } from './temporal-connection.js';
+import { type CspAccountConfig, describeAccount, loadAccounts } from './accounts.js';
+import {
+  describeTemporalConnection,
+  loadTemporalConnection,
+  type TemporalConnectionConfig,
+  type TemporalOverrides,
+} from './temporal-connection.js';
 
-export const RegistryEnvironmentSchema = z.enum(['local', 'qa', 'staging', 'preview', 'production']);
-
-export const CspAccountSchema = z.object({
-  name: z
-    .string()
-    .regex(accountNamePattern, 'name: letters, digits, . _ - (1-64), starting with a letter or digit'),
-  environment: RegistryEnvironmentSchema,
-  baseUrl: z.url(),
-  apiKey: z.string().min(1),
-  apiSecret: z.string().min(1),
-  cspId: z.string().min(1).optional(),
-  /**
-   * The account's registry budget, when the registry grants it another than the spec's (20 GET/s,
-   * 20 writes per 10 s). It sets both the task-queue rate limits and the client's limiter.
-   */
-  rateLimits: z
-    .object({
-      getsPerSecond: z.number().positive().max(10_000),
-      writesPer10Seconds: z.number().positive().max(100_000),
-    })
-    .strict()
-    .optional(),
-});
-export type CspAccountConfig = z.infer<typeof CspAccountSchema>;
-
-const AccountsSchema = z
-  .array(CspAccountSchema)
-  .min(1, 'at least one CSP account')
-  .superRefine((accounts, ctx) => {
-    const seen = new Set<string>();
-    accounts.forEach((a, i) => {
-      if (seen.has(a.name))
-        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate account name ${a.name}` });
-      seen.add(a.name);
-    });
-  });
-
-export interface TemporalConnectionConfig extends TemporalSecurity {
-  address: string;
-  namespace: string;
-}
+export {
+  type CspAccountConfig,
+  CspAccountSchema,
+  RegistryEnvironmentSchema,
+  type ResolvedAccount,
+} from './accounts.js';
+export type { TemporalConnectionConfig } from './temporal-connection.js';
 
 export interface WorkerConfig {
   temporal: TemporalConnectionConfig;
@@ -70,54 +41,10 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function issuesOf(variable: string, error: z.ZodError): string[] {
-  return error.issues.map((i) => {
-    const path = i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    return `${variable}${path}: ${i.message}`;
-  });
-}
-
-function readAccounts(env: Env, problems: string[]): CspAccountConfig[] {
-  let raw: unknown;
-  let variable = 'TCR_ACCOUNTS';
-  if (env.TCR_ACCOUNTS) {
-    try {
-      raw = JSON.parse(env.TCR_ACCOUNTS);
-    } catch {
-      problems.push('TCR_ACCOUNTS: not valid JSON (expected an array of accounts)');
-      return [];
-    }
-  } else if (env.TCR_ACCOUNTS_FILE) {
-    variable = `TCR_ACCOUNTS_FILE (${env.TCR_ACCOUNTS_FILE})`;
-    try {
-      raw = JSON.parse(readFileSync(env.TCR_ACCOUNTS_FILE, 'utf8'));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      problems.push(`${variable}: ${code ? `cannot read the file (${code})` : 'not valid JSON'}`);
-      return [];
-    }
-  } else {
-    problems.push(
-      'TCR_ACCOUNTS or TCR_ACCOUNTS_FILE: required (a JSON array of {name, environment, baseUrl, apiKey, apiSecret, cspId?})',
-    );
-    return [];
-  }
-  const parsed = AccountsSchema.safeParse(raw);
-  if (!parsed.success) {
-    problems.push(...issuesOf(variable, parsed.error));
-    return [];
-  }
-  return parsed.data;
-}
-
-export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
+export function loadWorkerConfig(env: Env = process.env, overrides: TemporalOverrides = {}): WorkerConfig {
   const problems: string[] = [];
-  const address = env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
-  if (!/^[^\s:]+:\d{1,5}$/.test(address)) problems.push('TEMPORAL_ADDRESS: expected host:port');
-  const namespace = env.TEMPORAL_NAMESPACE || 'default';
-  const { problem: tlsProblem, ...security } = temporalSecurityFromEnv(env);
-  if (tlsProblem) problems.push(describeProblem(tlsProblem));
-  const accounts = readAccounts(env, problems);
+  const temporal = loadTemporalConnection(env, problems, overrides);
+  const accounts = loadAccounts(env, problems);
   let maxCachedWorkflows: number | undefined;
   if (env.TCR_WORKER_MAX_CACHED_WORKFLOWS) {
     maxCachedWorkflows = Number(env.TCR_WORKER_MAX_CACHED_WORKFLOWS);
@@ -126,7 +53,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    temporal: { address, namespace, ...security },
+    temporal,
     accounts,
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   };
@@ -135,21 +62,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
 /** The configuration with every secret replaced, safe to log. */
 export function describeWorkerConfig(config: WorkerConfig): Record<string, unknown> {
   return {
-    temporal: {
-      address: config.temporal.address,
-      namespace: config.temporal.namespace,
-      apiKey: config.temporal.apiKey ? '[redacted]' : undefined,
-      tls: config.temporal.tls,
-    },
-    accounts: config.accounts.map((a) => ({
-      name: a.name,
-      environment: a.environment,
-      baseUrl: a.baseUrl,
-      cspId: a.cspId,
-      apiKey: '[redacted]',
-      apiSecret: '[redacted]',
-      ...(a.rateLimits ? { rateLimits: a.rateLimits } : {}),
-    })),
+    temporal: describeTemporalConnection(config.temporal),
+    accounts: config.accounts.map(describeAccount),
     ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
   };
 }

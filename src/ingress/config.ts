@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type TemporalTlsFiles, temporalSecurityFromEnv } from '../config/temporal-connection.js';
+import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
+import { readWebhookSecretsFile } from '../config/webhook-secrets.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { parseCidrList } from './source-addresses.js';
 
@@ -11,7 +12,11 @@ export interface IngressConfig {
   path: string;
   /** The exact URL registered with the registry: the first part of every signed string. */
   webhookUrl: string;
-  /** Webhook signing secrets; several during a rotation. Never logged. */
+  /**
+   * Webhook signing secrets: TCR_WEBHOOK_SECRETS and the lines of TCR_WEBHOOK_SECRETS_FILE (one per
+   * event category as the registry issues them, and old and new during a rotation). An event is
+   * accepted when it is signed with any of them. Never logged.
+   */
   secrets: string[];
   /** Source addresses allowed to POST events (CIDRs); empty = anyone. */
   allow: string[];
@@ -27,10 +32,8 @@ export interface IngressConfig {
   parkedRetentionMs: number;
   temporalAddress: string;
   temporalNamespace: string;
-  /** TEMPORAL_API_KEY (switches TLS on); a secret, never logged. */
-  temporalApiKey?: string;
-  /** TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS) and TEMPORAL_TLS_CA, as paths. */
-  temporalTls?: TemporalTlsFiles;
+  /** The whole Temporal connection as envconfig reads it (API key and TLS files included; never logged). */
+  temporal: TemporalConnectionConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -96,8 +99,10 @@ const EnvSchema = z.object({
     .min(1, 'is required: the exact webhook URL registered with the registry')
     .refine((value) => URL.canParse(value), 'must be an absolute URL (the one registered with the registry)'),
   TCR_WEBHOOK_SECRETS: z
-    .string({ error: 'is required: comma-separated webhook signing secrets' })
+    .string()
+    .optional()
     .transform((value, ctx) => {
+      if (value === undefined || value === '') return [];
       const secrets = list(value);
       if (secrets.length === 0) {
         ctx.addIssue({ code: 'custom', message: 'must hold at least one secret' });
@@ -105,14 +110,13 @@ const EnvSchema = z.object({
       }
       return secrets;
     }),
+  TCR_WEBHOOK_SECRETS_FILE: z.string().optional(),
   TCR_INGRESS_ALLOW: cidrList,
   TCR_INGRESS_TRUSTED_PROXIES: cidrList,
   TCR_INGRESS_BODY_LIMIT: positiveInt(DEFAULT_BODY_LIMIT),
   TCR_INGRESS_HANDOFF_TIMEOUT_MS: positiveInt(5_000),
   TCR_PARKED_EVENTS_TASK_QUEUE: z.string().min(1).default(DEFAULT_PARKED_TASK_QUEUE),
   TCR_PARKED_RETENTION_DAYS: positiveInt(30),
-  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TCR_INGRESS_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
@@ -123,6 +127,34 @@ export class IngressConfigError extends Error {
     super(`invalid ingress configuration: ${issues.map((i) => `${i.variable} ${i.message}`).join('; ')}`);
     this.name = 'IngressConfigError';
   }
+}
+
+/**
+ * The Temporal connection (TEMPORAL_* and temporal.toml profiles, as the worker reads them) and the
+ * webhook secrets: TCR_WEBHOOK_SECRETS (comma-separated) and TCR_WEBHOOK_SECRETS_FILE (one secret
+ * per line, each at least 32 bytes, mode 0600: src/config/webhook-secrets.ts); at least one in all.
+ */
+function temporalAndSecrets(
+  env: NodeJS.ProcessEnv,
+  inline: string[],
+  file: string | undefined,
+): { temporal: TemporalConnectionConfig; secrets: string[] } {
+  const problems: string[] = [];
+  const temporal = loadTemporalConnection(env, problems);
+  const secrets = [...inline];
+  if (file) secrets.push(...readWebhookSecretsFile(file, problems).map((s) => s.secret));
+  else if (secrets.length === 0)
+    problems.push(
+      'TCR_WEBHOOK_SECRETS_FILE or TCR_WEBHOOK_SECRETS: required (the file tcr webhooks subscribe writes, or comma-separated secrets)',
+    );
+  if (problems.length > 0)
+    throw new IngressConfigError(
+      problems.map((p) => {
+        const colon = p.indexOf(': ');
+        return { variable: p.slice(0, colon), message: p.slice(colon + 2) };
+      }),
+    );
+  return { temporal, secrets: [...new Set(secrets)] };
 }
 
 /**
@@ -140,24 +172,22 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     );
   }
   const e = parsed.data;
-  const security = temporalSecurityFromEnv(env); // TEMPORAL_API_KEY, TEMPORAL_TLS_*: as the worker reads them
-  if (security.problem) throw new IngressConfigError([security.problem]);
+  const { temporal, secrets } = temporalAndSecrets(env, e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_SECRETS_FILE);
   return {
     host: e.TCR_INGRESS_HOST,
     port: e.TCR_INGRESS_PORT,
     path: e.TCR_INGRESS_PATH,
     webhookUrl: e.TCR_WEBHOOK_URL,
-    secrets: e.TCR_WEBHOOK_SECRETS,
+    secrets,
     allow: e.TCR_INGRESS_ALLOW,
     trustedProxies: e.TCR_INGRESS_TRUSTED_PROXIES,
     bodyLimit: e.TCR_INGRESS_BODY_LIMIT,
     handoffTimeoutMs: e.TCR_INGRESS_HANDOFF_TIMEOUT_MS,
     parkedTaskQueue: e.TCR_PARKED_EVENTS_TASK_QUEUE,
     parkedRetentionMs: e.TCR_PARKED_RETENTION_DAYS * 24 * 3600_000,
-    temporalAddress: e.TEMPORAL_ADDRESS,
-    temporalNamespace: e.TEMPORAL_NAMESPACE,
-    ...(security.apiKey ? { temporalApiKey: security.apiKey } : {}),
-    ...(security.tls ? { temporalTls: security.tls } : {}),
+    temporalAddress: temporal.address,
+    temporalNamespace: temporal.namespace,
+    temporal,
     logLevel: e.TCR_INGRESS_LOG_LEVEL,
   };
 }

@@ -8,15 +8,14 @@ import { IngressConnection } from './native-connection.js';
  * grpc-js per event), retried only within the hand-off deadline (4 attempts, about half a second of
  * back-off), because the registry is the one that retries a failed delivery; and a connection made
  * on first use, so the ingress starts (and reports not ready on /readyz) while Temporal is down. It
- * honours TEMPORAL_API_KEY and TEMPORAL_TLS_* as the worker does (the files are read here).
+ * honours TEMPORAL_* and temporal.toml profiles as the worker does (src/config/temporal-connection.ts).
  */
 export function createIngressClient(
-  config: Pick<IngressConfig, 'temporalAddress' | 'temporalNamespace' | 'temporalApiKey' | 'temporalTls'>,
+  config: Pick<IngressConfig, 'temporalAddress' | 'temporalNamespace'> &
+    Partial<Pick<IngressConfig, 'temporal'>>,
 ): Client {
-  const options = temporalConnectionOptions({
-    address: config.temporalAddress,
-    ...(config.temporalApiKey ? { apiKey: config.temporalApiKey } : {}),
-    ...(config.temporalTls ? { tls: config.temporalTls } : {}),
-  });
+  const options = temporalConnectionOptions(
+    config.temporal ?? { address: config.temporalAddress, namespace: config.temporalNamespace },
+  );
   return new Client({ connection: new IngressConnection(options), namespace: config.temporalNamespace });
 }

@@ -1,71 +1,61 @@
 /**
- * Registry account configuration from environment variables, parsed at the edge with field-named
- * errors. Per environment ENV (LOCAL, QA, STAGING, PREVIEW, PRODUCTION):
+ * Registry settings that hold for every account of a deployment, from environment variables:
  *
- *   TCR_REGISTRY_<ENV>_BASE_URL    base URL without /v2 (local default: http://127.0.0.1:8480)
- *   TCR_REGISTRY_<ENV>_API_KEY     API key (local default: the simulator's DEFAULT_ACCOUNT key)
- *   TCR_REGISTRY_<ENV>_API_SECRET  API secret (local default: the simulator's DEFAULT_ACCOUNT secret)
- *   TCR_REGISTRY_<ENV>_HOSTS       comma-separated hosts known for the environment (remote environments)
- *   TCR_REGISTRY_TIMEOUT_MS        per-request timeout (default 30000)
+ *   TCR_REGISTRY_<ENV>_HOSTS   comma-separated hosts known for a remote environment ENV (QA, STAGING,
+ *                              PREVIEW, PRODUCTION); the base-URL guard lets that environment's
+ *                              credentials go to these hosts only (an account may add its own,
+ *                              `allowedHosts`)
+ *   TCR_REGISTRY_TIMEOUT_MS    per-request timeout of registry calls (default 30000; an account's
+ *                              `timeoutMs` wins)
  *
- * The known hosts are registered with `configureEnvironmentHosts`, so the base-URL guard applies.
+ * The accounts themselves (credentials, base URL) come from TCR_ACCOUNTS / TCR_ACCOUNTS_FILE
+ * (src/config/accounts.ts), which applies these settings; the worker and `tcr` read both the same way.
+ * Errors name the variable, never a value.
  */
-import { z } from 'zod';
-import type { RegistryClientOptions } from './client.js';
-import { configureEnvironmentHosts, type RegistryEnvironment, RegistryEnvironments } from './environments.js';
-import { RegistryConfigurationError } from './errors.js';
+import type { RemoteEnvironment } from './environments.js';
+import { RemoteEnvironmentNames } from './environments.js';
 
-/** The simulator's default account (src/simulator DEFAULT_ACCOUNT); only ever used for `local`. */
-const LOCAL_DEFAULTS = {
-  baseUrl: 'http://127.0.0.1:8480',
-  apiKey: 'local-api-key',
-  apiSecret: 'local-api-secret',
-};
+export const DEFAULT_REGISTRY_TIMEOUT_MS = 30_000;
 
-const hostList = z.string().transform((v) =>
-  v
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean),
-);
+export interface RegistryEnvironmentSettings {
+  /** Known hosts per remote environment (lower case; empty when the variable is unset). */
+  hosts: Record<RemoteEnvironment, string[]>;
+  /** Per-request timeout for accounts that do not set their own. */
+  timeoutMs: number;
+}
 
-export function registryAccountFromEnv(
-  environment: RegistryEnvironment,
-  env: Record<string, string | undefined> = process.env,
-): RegistryClientOptions {
-  if (!(RegistryEnvironments as readonly string[]).includes(environment))
-    throw new RegistryConfigurationError(`unknown registry environment ${String(environment)}`);
-  const prefix = `TCR_REGISTRY_${environment.toUpperCase()}_`;
-  const local = environment === 'local';
-  const schema = z.object({
-    baseUrl: local ? z.string().default(LOCAL_DEFAULTS.baseUrl) : z.string().min(1),
-    apiKey: local ? z.string().default(LOCAL_DEFAULTS.apiKey) : z.string().min(1),
-    apiSecret: local ? z.string().default(LOCAL_DEFAULTS.apiSecret) : z.string().min(1),
-    hosts: hostList.optional(),
-    timeoutMs: z.coerce.number().int().positive().optional(),
-  });
-  const parsed = schema.safeParse({
-    baseUrl: env[`${prefix}BASE_URL`],
-    apiKey: env[`${prefix}API_KEY`],
-    apiSecret: env[`${prefix}API_SECRET`],
-    hosts: env[`${prefix}HOSTS`],
-    timeoutMs: env.TCR_REGISTRY_TIMEOUT_MS,
-  });
-  if (!parsed.success) {
-    const names: Record<string, string> = {
-      baseUrl: `${prefix}BASE_URL`,
-      apiKey: `${prefix}API_KEY`,
-      apiSecret: `${prefix}API_SECRET`,
-      hosts: `${prefix}HOSTS`,
-      timeoutMs: 'TCR_REGISTRY_TIMEOUT_MS',
-    };
-    // Name the variables only; never echo their values (they may be secrets).
-    const bad = parsed.error.issues.map((i) => names[String(i.path[0])] ?? String(i.path[0]));
-    throw new RegistryConfigurationError(
-      `registry configuration for ${environment}: missing or invalid ${bad.join(', ')}`,
-    );
+/** The variable holding a remote environment's known hosts, e.g. TCR_REGISTRY_PRODUCTION_HOSTS. */
+export const hostsVariable = (environment: RemoteEnvironment) =>
+  `TCR_REGISTRY_${environment.toUpperCase()}_HOSTS`;
+
+const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[?[0-9a-f:.]+\]?$/;
+
+/** Reads the registry settings; every problem is pushed to `problems` as `VARIABLE: what is wrong`. */
+export function registryEnvironmentSettings(
+  env: Record<string, string | undefined>,
+  problems: string[],
+): RegistryEnvironmentSettings {
+  const hosts = { qa: [], staging: [], preview: [], production: [] } as Record<RemoteEnvironment, string[]>;
+  for (const environment of RemoteEnvironmentNames) {
+    const variable = hostsVariable(environment);
+    const list = (env[variable] ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    const bad = list.filter((h) => !HOST.test(h));
+    if (bad.length > 0)
+      problems.push(
+        `${variable}: expected comma-separated host names (no scheme, port or path), got ${bad.length} that ${bad.length === 1 ? 'is' : 'are'} not`,
+      );
+    hosts[environment] = list;
   }
-  const { hosts, ...account } = parsed.data;
-  if (hosts && !local) configureEnvironmentHosts({ [environment]: hosts });
-  return { environment, ...account };
+  let timeoutMs = DEFAULT_REGISTRY_TIMEOUT_MS;
+  const rawTimeout = env.TCR_REGISTRY_TIMEOUT_MS;
+  if (rawTimeout !== undefined && rawTimeout.trim() !== '') {
+    const n = Number(rawTimeout);
+    if (!Number.isSafeInteger(n) || n < 1 || n > 600_000)
+      problems.push('TCR_REGISTRY_TIMEOUT_MS: expected a whole number of milliseconds, 1 to 600000');
+    else timeoutMs = n;
+  }
+  return { hosts, timeoutMs };
 }

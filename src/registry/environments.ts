@@ -5,9 +5,12 @@
  *
  * - `local` (the simulator) accepts loopback hosts only, over http or https.
  * - `qa`, `staging`, `preview`, `production` accept only hosts configured for that environment
- *   (`configureEnvironmentHosts`, or the client's `allowedHosts` option), over https. The spec writes
- *   the addresses as placeholders, so there are no built-in defaults. A host configured for two
- *   environments is refused.
+ *   (`configureEnvironmentHosts`, the `environmentHosts` argument, or the client's `allowedHosts`
+ *   option), and only over https, loopback or not. The spec writes the addresses as placeholders, so
+ *   there are no built-in defaults. A host configured for two environments is refused.
+ *
+ * Deployments configure the hosts per account (`allowedHosts`) or per environment
+ * (`TCR_REGISTRY_<ENV>_HOSTS`); src/config/accounts.ts checks every account at start.
  */
 import { isIP } from 'node:net';
 import { RegistryConfigurationError } from './errors.js';
@@ -16,7 +19,9 @@ export const RegistryEnvironments = ['local', 'qa', 'staging', 'preview', 'produ
 export type RegistryEnvironment = (typeof RegistryEnvironments)[number];
 export type RemoteEnvironment = Exclude<RegistryEnvironment, 'local'>;
 
-export type EnvironmentHosts = Partial<Record<RemoteEnvironment, string[]>>;
+export const RemoteEnvironmentNames = ['qa', 'staging', 'preview', 'production'] as const;
+
+export type EnvironmentHosts = Partial<Record<RemoteEnvironment, Iterable<string>>>;
 
 const knownHosts: Record<RemoteEnvironment, Set<string>> = {
   qa: new Set(),
@@ -26,7 +31,7 @@ const knownHosts: Record<RemoteEnvironment, Set<string>> = {
 };
 
 /** Sets the known hosts of the environments named in `hosts` (replacing their previous lists). */
-export function configureEnvironmentHosts(hosts: EnvironmentHosts): void {
+export function configureEnvironmentHosts(hosts: Partial<Record<RemoteEnvironment, string[]>>): void {
   for (const [env, list] of Object.entries(hosts) as [RemoteEnvironment, string[] | undefined][]) {
     if (!(env in knownHosts)) throw new RegistryConfigurationError(`unknown registry environment ${env}`);
     knownHosts[env] = new Set((list ?? []).map((h) => h.toLowerCase()));
@@ -68,6 +73,8 @@ export function checkBaseUrl(
   environment: RegistryEnvironment,
   baseUrl: string,
   allowedHosts: readonly string[] = [],
+  /** The known hosts of every environment; default the process-wide lists (configureEnvironmentHosts). */
+  environmentHosts: EnvironmentHosts = knownHosts,
 ): CheckedBaseUrl {
   if (!(RegistryEnvironments as readonly string[]).includes(environment))
     throw new RegistryConfigurationError(`unknown registry environment ${String(environment)}`);
@@ -87,22 +94,26 @@ export function checkBaseUrl(
     throw new RegistryConfigurationError(`registry base URL must be http(s), got ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const loopback = isLoopbackHost(host);
-  if (url.protocol === 'http:' && !loopback)
+  if (url.protocol === 'http:' && (!loopback || environment !== 'local'))
     throw new RegistryConfigurationError(
-      `registry base URL must use https unless it is loopback (host ${host})`,
+      environment === 'local'
+        ? `registry base URL must use https unless it is loopback (host ${host})`
+        : `registry base URL of environment ${environment} must use https (host ${host})`,
     );
 
   if (environment === 'local') {
     if (!loopback)
       throw new RegistryConfigurationError(`environment local only talks to loopback hosts, not ${host}`);
   } else {
-    const own = new Set([...knownHosts[environment], ...allowedHosts.map((h) => h.toLowerCase())]);
+    const hostsOf = (env: RemoteEnvironment) =>
+      [...(environmentHosts[env] ?? [])].map((h) => h.toLowerCase());
+    const own = new Set([...hostsOf(environment), ...allowedHosts.map((h) => h.toLowerCase())]);
     if (!own.has(host))
       throw new RegistryConfigurationError(
         `host ${host} is not a known ${environment} registry host; refusing to send ${environment} credentials there`,
       );
-    for (const other of Object.keys(knownHosts) as RemoteEnvironment[]) {
-      if (other !== environment && knownHosts[other].has(host))
+    for (const other of RemoteEnvironmentNames) {
+      if (other !== environment && hostsOf(other).includes(host))
         throw new RegistryConfigurationError(
           `host ${host} is configured for ${other} as well as ${environment}; refusing to send credentials`,
         );

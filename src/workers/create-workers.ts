@@ -22,6 +22,7 @@ import {
   type RegistryClientResolver,
 } from '../activities/registry-activities.js';
 import type { RegistryReadActivities, RegistryWriteActivities } from '../activities/types.js';
+import { registryClientOptions } from '../config/accounts.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { CspAccountConfig, WorkerConfig } from '../config/worker-config.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
@@ -72,14 +73,8 @@ export function registryResolver(accounts: CspAccountConfig[]): RegistryClientRe
   return (name: string): RegistryClient | undefined => {
     const account = byName.get(name);
     if (!account) return undefined;
-    return registryClientFor({
-      environment: account.environment,
-      baseUrl: account.baseUrl,
-      apiKey: account.apiKey,
-      apiSecret: account.apiSecret,
-      maxRateLimitRetries: 0,
-      ...(account.rateLimits ? { rateLimits: account.rateLimits } : {}),
-    });
+    // The account's hosts and timeout as loaded (src/config/accounts.ts); 429s go back to Temporal.
+    return registryClientFor(registryClientOptions(account, { maxRateLimitRetries: 0 }));
   };
 }
 
@@ -87,11 +82,22 @@ export async function createWorkers(
   config: WorkerConfig,
   options: CreateWorkersOptions = {},
 ): Promise<RunningWorkers> {
+  const resolve = registryResolver(config.accounts);
+  // Every account's client is made now: a configuration the registry client refuses (the base-URL
+  // guard, missing credentials) stops the start, naming the account, instead of failing each call.
+  for (const account of config.accounts) {
+    try {
+      resolve(account.name);
+    } catch (error) {
+      throw new Error(
+        `account ${account.name}: ${error instanceof Error ? error.message : String(error)} (fix the account in TCR_ACCOUNTS / TCR_ACCOUNTS_FILE)`,
+      );
+    }
+  }
   const ownsConnection = options.connection === undefined;
   const connection =
     options.connection ?? (await NativeConnection.connect(temporalConnectionOptions(config.temporal)));
   const namespace = config.temporal.namespace;
-  const resolve = registryResolver(config.accounts);
   const workers: Worker[] = [];
   workers.push(
     await Worker.create({

@@ -32,25 +32,34 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 describe('loadWorkerConfig', () => {
   it('reads defaults, accounts and Temporal Cloud settings', () => {
     const config = loadWorkerConfig({
-      TCR_ACCOUNTS: JSON.stringify([account(), account({ name: 'beta', environment: 'qa' })]),
+      TCR_ACCOUNTS: JSON.stringify([
+        account(),
+        account({ name: 'beta', environment: 'qa', baseUrl: 'https://api.qa-registry.example/v2' }),
+      ]),
+      TCR_REGISTRY_QA_HOSTS: 'api.qa-registry.example',
       TEMPORAL_API_KEY: TEMPORAL_KEY,
       TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
       TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
     });
     expect(config.temporal).toEqual({
       address: 'ns.acct.tmprl.cloud:7233',
       namespace: 'ns.acct',
       apiKey: TEMPORAL_KEY,
+      tls: true,
     });
     expect(config.accounts.map((a) => a.name)).toEqual(['acme', 'beta']);
-    const local = loadWorkerConfig({ TCR_ACCOUNTS: JSON.stringify([account()]) });
+    const local = loadWorkerConfig({
+      TCR_ACCOUNTS: JSON.stringify([account()]),
+      TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
+    });
     expect(local.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default' });
   });
 
   it('reads accounts from TCR_ACCOUNTS_FILE, and names the variable when the file is missing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tcr-config-'));
     const file = join(dir, 'accounts.json');
-    writeFileSync(file, JSON.stringify([account()]));
+    writeFileSync(file, JSON.stringify([account()]), { mode: 0o600 });
     expect(loadWorkerConfig({ TCR_ACCOUNTS_FILE: file }).accounts[0]?.name).toBe('acme');
     const [problem] = problemsOf({ TCR_ACCOUNTS_FILE: join(dir, 'absent.json') });
     expect(problem).toMatch(/^TCR_ACCOUNTS_FILE .*: cannot read the file \(ENOENT\)/);
@@ -78,7 +87,11 @@ describe('loadWorkerConfig', () => {
         { name: 'bad name!', apiSecret: SECRET },
       ]),
     });
-    const fields = problems.map((p) => p.split(':')[0]);
+    // Each problem names the variable, the field and (where it has a valid name) the account.
+    expect(problems).toContainEqual(
+      expect.stringMatching(/^TCR_ACCOUNTS\[0\]\.apiSecret \(account acme\): /),
+    );
+    const fields = problems.map((p) => p.split(':')[0]?.replace(/ \(account [^)]*\)$/, ''));
     expect(fields).toEqual(
       expect.arrayContaining([
         'TCR_ACCOUNTS[0].apiSecret',
@@ -94,7 +107,7 @@ describe('loadWorkerConfig', () => {
 
   it('refuses duplicate account names, an empty list and JSON that is not JSON (without echoing it)', () => {
     expect(problemsOf({ TCR_ACCOUNTS: JSON.stringify([account(), account()]) })).toEqual([
-      expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.name: duplicate account name acme/),
+      expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.name \(account acme\): duplicate account name acme/),
     ]);
     expect(problemsOf({ TCR_ACCOUNTS: '[]' })[0]).toMatch(/^TCR_ACCOUNTS: at least one CSP account/);
     expect(problemsOf({ TCR_ACCOUNTS: `[{"apiSecret":"${SECRET}"` })).toEqual([
@@ -122,9 +135,9 @@ describe('loadWorkerConfig', () => {
     });
     expect(problems).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^TCR_ACCOUNTS\[0\]\.rateLimits\.getsPerSecond: /),
-        expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits\.writesPer10Seconds: /),
-        expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits: .*writesPerSecond/),
+        expect.stringMatching(/^TCR_ACCOUNTS\[0\]\.rateLimits\.getsPerSecond \(account acme\): /),
+        expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits\.writesPer10Seconds \(account beta\): /),
+        expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits \(account beta\): .*writesPerSecond/),
         'TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2',
       ]),
     );

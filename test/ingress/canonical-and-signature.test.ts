@@ -107,7 +107,7 @@ describe('signatures', () => {
 });
 
 describe('parseIngressConfig', () => {
-  const minimal = { TCR_WEBHOOK_URL: 'https://csp.example/hook', TCR_WEBHOOK_SECRETS: 'a, b' };
+  const minimal = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: 'a, b' };
 
   it('applies the defaults', () => {
     const config = parseIngressConfig(minimal);
@@ -115,7 +115,7 @@ describe('parseIngressConfig', () => {
       host: '127.0.0.1',
       port: 8470,
       path: '/webhooks/registry',
-      webhookUrl: 'https://csp.example/hook',
+      webhookUrl: 'https://csp.example/webhooks/registry',
       secrets: ['a', 'b'],
       allow: [],
       trustedProxies: [],
@@ -153,20 +153,19 @@ describe('parseIngressConfig', () => {
   });
 
   it('reads the Temporal API key and TLS files as the worker does', () => {
-    expect(parseIngressConfig(minimal)).not.toHaveProperty('temporalTls');
-    const config = parseIngressConfig({
-      ...minimal,
-      TEMPORAL_API_KEY: 'key',
-      TEMPORAL_TLS_CERT: '/certs/client.pem',
-      TEMPORAL_TLS_KEY: '/certs/client.key',
-      TEMPORAL_TLS_CA: '/certs/ca.pem',
-    });
-    expect(config).toMatchObject({
-      temporalApiKey: 'key',
-      temporalTls: { certPath: '/certs/client.pem', keyPath: '/certs/client.key', caPath: '/certs/ca.pem' },
-    });
-    // The files are read when the client is made: a missing one fails there, naming the path.
-    expect(() => createIngressClient(config)).toThrow('/certs/');
+    expect(parseIngressConfig(minimal).temporal).not.toHaveProperty('tls');
+    const config = parseIngressConfig({ ...minimal, TEMPORAL_API_KEY: 'key', TEMPORAL_NAMESPACE: 'ns' });
+    expect(config.temporal).toMatchObject({ apiKey: 'key', tls: true, namespace: 'ns' });
+    expect(config.temporalNamespace).toBe('ns');
+    // The files are read with the configuration: a missing one stops the start, naming the path.
+    expect(() =>
+      parseIngressConfig({
+        ...minimal,
+        TEMPORAL_TLS_CERT: '/certs/client.pem',
+        TEMPORAL_TLS_KEY: '/certs/client.key',
+      }),
+    ).toThrow(/TEMPORAL_TLS_\* .*\/certs\/client\.(pem|key)/);
+    expect(createIngressClient(config)).toBeDefined();
   });
 });
 

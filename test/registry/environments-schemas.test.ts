@@ -243,29 +243,41 @@ describe('response schemas', () => {
 });
 
 describe('configuration from the environment', () => {
-  it('local defaults to the simulator; remote environments need every variable and register their hosts', async () => {
-    const { registryAccountFromEnv } = await import('../../src/registry/config.js');
-    expect(registryAccountFromEnv('local', {})).toMatchObject({
-      environment: 'local',
-      baseUrl: 'http://127.0.0.1:8480',
+  it('TCR_REGISTRY_<ENV>_HOSTS and TCR_REGISTRY_TIMEOUT_MS are read, naming a bad variable', async () => {
+    const { registryEnvironmentSettings } = await import('../../src/registry/config.js');
+    const problems: string[] = [];
+    const settings = registryEnvironmentSettings(
+      {
+        TCR_REGISTRY_PRODUCTION_HOSTS: 'API.registry.example, dr.registry.example',
+        TCR_REGISTRY_TIMEOUT_MS: '5000',
+      },
+      problems,
+    );
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({
+      hosts: {
+        qa: [],
+        staging: [],
+        preview: [],
+        production: ['api.registry.example', 'dr.registry.example'],
+      },
+      timeoutMs: 5000,
     });
+    const bad: string[] = [];
+    registryEnvironmentSettings({ TCR_REGISTRY_QA_HOSTS: 'https://qa.example/v2' }, bad);
+    expect(bad).toEqual([
+      expect.stringMatching(/^TCR_REGISTRY_QA_HOSTS: expected comma-separated host names/),
+    ]);
+  });
+
+  it("checkBaseUrl takes the environments' host lists as an argument, and wants https for remote environments", () => {
+    const hosts = { production: ['api.registry.example'], qa: ['qa.registry.example'] };
+    expect(checkBaseUrl('production', 'https://api.registry.example', [], hosts).baseUrl).toBe(
+      'https://api.registry.example',
+    );
     expect(() =>
-      registryAccountFromEnv('production', { TCR_REGISTRY_PRODUCTION_API_SECRET: 'top-secret' }),
-    ).toThrow(/TCR_REGISTRY_PRODUCTION_BASE_URL, TCR_REGISTRY_PRODUCTION_API_KEY$/);
-    try {
-      registryAccountFromEnv('production', { TCR_REGISTRY_PRODUCTION_API_SECRET: 'top-secret' });
-    } catch (err) {
-      expect(String(err)).not.toContain('top-secret');
-    }
-    const account = registryAccountFromEnv('production', {
-      TCR_REGISTRY_PRODUCTION_BASE_URL: 'https://api.registry.example',
-      TCR_REGISTRY_PRODUCTION_API_KEY: 'k',
-      TCR_REGISTRY_PRODUCTION_API_SECRET: 's',
-      TCR_REGISTRY_PRODUCTION_HOSTS: 'api.registry.example, dr.registry.example',
-      TCR_REGISTRY_TIMEOUT_MS: '5000',
-    });
-    expect(account).toMatchObject({ environment: 'production', timeoutMs: 5000 });
-    const client = registryClientFor(account);
-    expect(client.baseUrl).toBe('https://api.registry.example');
+      checkBaseUrl('production', 'https://qa.registry.example', ['qa.registry.example'], hosts),
+    ).toThrow(/configured for qa/);
+    expect(() => checkBaseUrl('qa', 'http://127.0.0.1:8480', ['127.0.0.1'])).toThrow(/qa must use https/);
   });
 });
