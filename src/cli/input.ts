@@ -33,6 +33,9 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, source:
   return parsed.data;
 }
 
+/** Names that would reach Object.prototype or a constructor instead of setting a field. */
+const FORBIDDEN_FIELD_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 /**
  * `--set field=value` (value kept as a string) and `--set-json field=JSON` (numbers, booleans,
  * arrays) into one object. A dotted field sets a nested property (`--set-json a.b=1`).
@@ -43,8 +46,13 @@ export function fieldsFromFlags(
   help: string,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const assign = (field: string, value: unknown) => {
+  const assign = (flag: string, field: string, value: unknown) => {
     const parts = field.split('.');
+    for (const part of parts) {
+      if (part === '') throw new UsageError(`${flag} ${field}: empty field name`, help);
+      if (FORBIDDEN_FIELD_NAMES.has(part))
+        throw new UsageError(`${flag} ${field}: '${part}' is not allowed as a field name`, help);
+    }
     let target = out;
     for (const part of parts.slice(0, -1)) {
       const next = target[part];
@@ -65,15 +73,17 @@ export function fieldsFromFlags(
   };
   for (const entry of sets ?? []) {
     const [field, value] = split('--set', entry);
-    assign(field, value);
+    assign('--set', field, value);
   }
   for (const entry of jsonSets ?? []) {
     const [field, raw] = split('--set-json', entry);
+    let value: unknown;
     try {
-      assign(field, JSON.parse(raw) as unknown);
+      value = JSON.parse(raw) as unknown;
     } catch {
       throw new UsageError(`--set-json ${field}: not valid JSON: ${raw}`, help);
     }
+    assign('--set-json', field, value);
   }
   return out;
 }

@@ -1,6 +1,8 @@
 /** Printing results of operator actions: a one-line summary, or the whole status with `--json`. */
-import type { CliContext } from './context.js';
+
 import type { OperationOutcome } from '../workflows/entity/operations.js';
+import type { CliContext } from './context.js';
+import { oneLine } from './printable.js';
 import { type AnyStatus, renderStatus, summarizeStatus } from './render-status.js';
 
 export function printActionResult(
@@ -31,9 +33,9 @@ export function printOperationOutcome(
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     const words = [`${action}: ${outcome.outcome}`, `phase ${outcome.phase}`, ids].filter(Boolean).join(', ');
-    ctx.io.out(outcome.detail ? `${words}: ${outcome.detail}` : words);
+    ctx.io.out(oneLine(outcome.detail ? `${words}: ${outcome.detail}` : words));
     for (const e of outcome.registryErrors ?? [])
-      ctx.io.out(`  ${e.fields.join(', ') || '(registry)'}: ${e.description}`);
+      ctx.io.out(`  ${oneLine(e.fields.join(', ') || '(registry)')}: ${oneLine(e.description)}`);
   }
   return outcome.outcome === 'done' ? 0 : 1;
 }

@@ -2,19 +2,22 @@
  * The `status` query rendered for people: phase, ids, identity, vets, MNO table, what the workflow
  * waits for and until when, the actions it needs and why, and the last audit entries.
  */
-import type { AuditTrail } from '../workflows/entity/audit.js';
+
 import type { BrandStatus, OperatorAction, WaitingFor } from '../workflows/brand-types.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
+import type { AuditTrail } from '../workflows/entity/audit.js';
+import { oneLine, printable } from './printable.js';
 
 export type AnyStatus = BrandStatus | CampaignStatus;
 
 function field(label: string, value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  return `  ${`${label}:`.padEnd(20)} ${String(value)}`;
+  return `  ${`${label}:`.padEnd(20)} ${oneLine(value)}`;
 }
 
 /** A plain-text table: header row, then rows, columns padded to their widest cell. */
 export function table(header: string[], rows: string[][], indent = '  '): string[] {
+  rows = rows.map((row) => row.map(oneLine));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     `${indent}${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd();
@@ -160,10 +163,11 @@ export function renderCampaignStatus(s: CampaignStatus, auditEntries = 10): stri
   return lines.filter((l): l is string => l !== undefined).join('\n');
 }
 
+/** The status for a terminal: registry text in it cannot carry control characters (src/cli/printable.ts). */
 export function renderStatus(s: AnyStatus, auditEntries = 10): string {
-  return s.workflowType === 'brand'
-    ? renderBrandStatus(s, auditEntries)
-    : renderCampaignStatus(s, auditEntries);
+  const text =
+    s.workflowType === 'brand' ? renderBrandStatus(s, auditEntries) : renderCampaignStatus(s, auditEntries);
+  return printable(text);
 }
 
 /** One-line summary printed after an operator action. */
@@ -172,5 +176,5 @@ export function summarizeStatus(s: AnyStatus): string {
   const needs =
     s.needsAction.length > 0 ? `; needs action: ${s.needsAction.map((a) => a.action).join('; ')}` : '';
   const wait = s.waitingFor ? `; waiting for ${s.waitingFor.what}` : '';
-  return `${id}: phase ${s.phase}${wait}${needs}`;
+  return oneLine(`${id}: phase ${s.phase}${wait}${needs}`);
 }
