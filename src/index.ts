@@ -6,9 +6,23 @@
  * are referenced by name and type only) and starts nothing.
  *
  *   import { Client, Connection } from '@temporalio/client';
- *   import { startBrandOrder, waitForBrandPhase } from 'tcr-orchestrator';
+ *   import { dataConverter, startBrandOrder, waitForBrandPhase } from 'tcr-orchestrator';
+ *   // Payloads encrypted with the keys TCR_PAYLOAD_KEYS_FILE names, as the workers read them:
+ *   const client = new Client({ connection, dataConverter: dataConverter() });
  */
 
+// Payload encryption: the data converter every Client of an order system passes (docs/operations.md,
+// "Data protection"), and the keyring it reads.
+export {
+  type DataConverterOptions,
+  dataConverter,
+  EncryptionCodec,
+  encryptsPayloads,
+  Keyring,
+  KeyringError,
+  keyringFromEnv,
+  readKeyFile,
+} from './codec/index.js';
 // Brand orders: schema, validation, start / steer / query / wait.
 export {
   appealBrand,
@@ -60,8 +74,6 @@ export { parseRequest, RequestValidationError } from './orders/operator-requests
 export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './registry/events.js';
 // Registry input types order files are made of.
 export type { BrandRegistration, CampaignCreation } from './registry/schemas.js';
-// Workflow and status types.
-export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
 // Request schemas and message definitions (the same ones the workflows' update validators use).
 export {
   type AppealRequest,
@@ -127,6 +139,8 @@ export type {
   Suspension,
 } from './workflows/campaign-types.js';
 export { terminalCampaignPhases } from './workflows/campaign-types.js';
+// Workflow and status types.
+export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
 // Ids, task queues, search attributes.
 export {
   brandWorkflowId,

@@ -3,6 +3,8 @@
  * Temporal client. Tests pass their own `io` (to capture output) and `client` or `env`.
  */
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { dataConverter } from '../codec/data-converter.js';
 import {
   loadTemporalConnection,
   type TemporalConnectionConfig,
@@ -81,6 +83,13 @@ export class CliContext {
     if (this.given) return this.given;
     if (this.opened) return this.opened.client;
     const target = temporalTarget(flags, this.env);
+    // Payloads encrypted with the keys TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name (src/codec).
+    let converter: DataConverter;
+    try {
+      converter = dataConverter({ env: this.env });
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.usage);
+    }
     let connection: Connection;
     try {
       connection = await Connection.connect(clientConnectionOptions(target));
@@ -89,7 +98,7 @@ export class CliContext {
         `cannot connect to Temporal at ${target.address}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const client = new Client({ connection, namespace: target.namespace });
+    const client = new Client({ connection, namespace: target.namespace, dataConverter: converter });
     this.opened = { client, connection };
     return client;
   }

@@ -6,6 +6,7 @@
 import { runSimulatorCli, SIMULATOR_USAGE } from '../simulator/cli.js';
 import { brandCommands } from './brand.js';
 import { campaignCommands } from './campaign.js';
+import { codecServerCommand } from './codec-server.js';
 import { type CliCommand, commandList } from './command.js';
 import { CliContext, type CliDeps } from './context.js';
 import { devHelp, runDev } from './dev.js';
@@ -13,6 +14,7 @@ import { CliError, ExitCode, InputValidationError, UsageError } from './errors.j
 import { eventsCommands } from './events.js';
 import { ingressHelp, runIngress } from './ingress.js';
 import { listCommand } from './list.js';
+import { payloadKeysCommands } from './payload-keys.js';
 import { statusCommand } from './status.js';
 import { vetCommands } from './vet.js';
 import { workerCommand } from './worker.js';
@@ -30,6 +32,8 @@ export const commands: Record<string, CliCommand> = {
   list: listCommand,
   events: eventsCommands,
   worker: workerCommand,
+  'codec-server': codecServerCommand,
+  'payload-keys': payloadKeysCommands,
   dev: processCommand('run the whole local stack (what npm start runs)', devHelp, runDev),
   ingress: processCommand(
     "receive the registry's signed webhooks and signal workflows",

@@ -1,4 +1,6 @@
 import { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { IngressConfig } from './config.js';
 import { IngressConnection } from './native-connection.js';
@@ -13,9 +15,15 @@ import { IngressConnection } from './native-connection.js';
 export function createIngressClient(
   config: Pick<IngressConfig, 'temporalAddress' | 'temporalNamespace'> &
     Partial<Pick<IngressConfig, 'temporal'>>,
+  /** Payload encryption (src/codec); default `dataConverter()`, keyed by TCR_PAYLOAD_KEYS_FILE. */
+  dataConverter: DataConverter = productDataConverter(),
 ): Client {
   const options = temporalConnectionOptions(
     config.temporal ?? { address: config.temporalAddress, namespace: config.temporalNamespace },
   );
-  return new Client({ connection: new IngressConnection(options), namespace: config.temporalNamespace });
+  return new Client({
+    connection: new IngressConnection(options),
+    namespace: config.temporalNamespace,
+    dataConverter,
+  });
 }

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import { dataConverter, failureConverterPath } from '../codec/data-converter.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import {
   createIngressClient,
@@ -19,6 +20,7 @@ import { SimulatorControl } from '../simulator/control-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../simulator/index.js';
 import { createWorkers, type RunningWorkers, workflowsPath } from '../workers/create-workers.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+import { startLocalCodec, writeTemporalCliConfig } from './codec.js';
 import { type ExampleSubmission, loadExamples, submitExamples } from './examples.js';
 import {
   DEFAULT_TIME_SCALE,
@@ -39,6 +41,8 @@ export { formatChange, type ProgressChange, ProgressWatcher, type WorkflowProgre
 export interface LocalStackUrls {
   /** Temporal Web UI, e.g. http://127.0.0.1:8233 */
   webUi: string;
+  /** The codec server the Web UI and the `temporal` CLI decode payloads through (needs its token). */
+  codecServer: string;
   /** Temporal frontend (gRPC) host:port. */
   temporal: string;
   namespace: string;
@@ -56,7 +60,12 @@ export interface LocalStackUrls {
 export interface LocalStack {
   urls: LocalStackUrls;
   dataDir: string;
-  /** A Temporal client on the stack's namespace. */
+  /**
+   * Payload encryption: the key file (TCR_PAYLOAD_KEYS_FILE for a CLI or order system on this stack),
+   * the codec server's token, and the `temporal` CLI profile that uses it (TEMPORAL_CONFIG_FILE).
+   */
+  codec: { keysFile: string; token: string; cliConfigFile: string };
+  /** A Temporal client on the stack's namespace (payloads encrypted with the stack's key). */
   client: Client;
   /** The simulator's control API. */
   control: SimulatorControl;
@@ -92,25 +101,43 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Bundling takes seconds of CPU: start it while the dev server boots.
     const bundle: Promise<WorkflowBundleOption> = options.workflowBundle
       ? Promise.resolve(options.workflowBundle)
-      : bundleWorkflowCode({ workflowsPath, logger: bundlerLogger });
+      : bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: bundlerLogger });
     bundle.catch(() => undefined);
 
     // 1. Temporal dev server.
     const temporalPort = await portOrFree(options.temporalPort ?? 7233);
     const uiPort = await portOrFree(options.uiPort ?? 8233);
+
+    // 0. Payload encryption: the stack's own key (data folder, 0600) and the codec server the Web UI
+    // and the `temporal` CLI decode through. Every client and worker below encrypts with that key.
+    const codec = await startLocalCodec({
+      dataDir,
+      port: await portOrFree(options.codecPort ?? 8234),
+      uiPort,
+    });
+    cleanups.push(() => codec.server.close());
+    const converter = dataConverter({ keyring: codec.keyring });
     const devServer: RunningDevServer = await startDevServer({
       port: temporalPort,
       uiPort,
       namespace,
       dbFile: join(dataDir, 'temporal.sqlite'),
+      uiCodecEndpoint: codec.uiEndpoint,
       output: options.devServerOutput ? 'inherit' : 'ignore',
     });
     cleanups.push(() => devServer.stop());
     log(`Temporal dev server ready on ${devServer.address}`);
+    const cliConfigFile = writeTemporalCliConfig({
+      dataDir,
+      address: devServer.address,
+      namespace,
+      codecUrl: codec.server.url,
+      token: codec.token,
+    });
 
     const connection = await Connection.connect({ address: devServer.address });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace });
+    const client = new Client({ connection, namespace, dataConverter: converter });
 
     // 2. Simulator.
     const simulator: RunningSimulator = await startSimulator({
@@ -136,7 +163,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         },
       ],
     };
-    const workers: RunningWorkers = await createWorkers(config, { workflowBundle: await bundle });
+    const workers: RunningWorkers = await createWorkers(config, {
+      workflowBundle: await bundle,
+      dataConverter: converter,
+    });
     const workersRun = workers.run().catch((error: unknown) => {
       log(`worker failed: ${error instanceof Error ? error.message : String(error)}`);
     });
@@ -160,7 +190,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       TEMPORAL_NAMESPACE: namespace,
       TCR_INGRESS_LOG_LEVEL: options.ingressLogLevel ?? 'warn',
     });
-    const ingressClient = createIngressClient(ingressConfig);
+    const ingressClient = createIngressClient(ingressConfig, converter);
     cleanups.push(() => ingressClient.connection.close());
     const ingress: RunningIngress = await startIngress({ config: ingressConfig, client: ingressClient });
     cleanups.push(() => ingress.close());
@@ -197,6 +227,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const urls: LocalStackUrls = {
       webUi: devServer.uiUrl,
+      codecServer: codec.server.url,
       temporal: devServer.address,
       namespace,
       simulatorApi: simulator.apiBaseUrl,
@@ -209,6 +240,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       urls,
       dataDir,
+      codec: { keysFile: codec.keysFile, token: codec.token, cliConfigFile },
       client,
       control,
       ...(examples ? { examples } : {}),

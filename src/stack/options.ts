@@ -5,12 +5,17 @@ import { projectRoot } from '../toolchain/paths.js';
 import type { ProgressChange } from './progress.js';
 
 export interface LocalStackOptions {
-  /** Where state lives: temporal.sqlite, simulator.json, webhook-secret, examples-submitted.json (default .data). */
+  /**
+   * Where state lives: temporal.sqlite, simulator.json, webhook-secret, payload-keys.json, codec-token,
+   * temporal-cli.toml, examples-submitted.json (default .data).
+   */
   dataDir?: string;
   /** Temporal gRPC port (default 7233; 0 = a free one). */
   temporalPort?: number;
   /** Temporal Web UI port (default 8233; 0 = a free one). */
   uiPort?: number;
+  /** Codec server port, for the Web UI and the `temporal` CLI (default 8234; 0 = a free one). */
+  codecPort?: number;
   /** Simulator port (default 8480; 0 = ephemeral). */
   simulatorPort?: number;
   /** Ingress port (default 8470; 0 = a free one). */

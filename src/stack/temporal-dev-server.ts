@@ -13,6 +13,8 @@ export interface DevServerStartOptions {
   dbFile?: string;
   /** Where the server's own output goes (default: dropped). */
   output?: 'inherit' | 'ignore';
+  /** The Web UI's remote codec endpoint (`--ui-codec-endpoint`): the browser decodes payloads there. */
+  uiCodecEndpoint?: string;
   /** How long to wait for the server to accept gRPC calls (default 60 s). */
   startTimeoutMs?: number;
 }
@@ -26,13 +28,16 @@ export interface RunningDevServer {
 }
 
 export async function startDevServer(opts: DevServerStartOptions): Promise<RunningDevServer> {
-  const args = devServerArgs({
-    ip: '127.0.0.1',
-    port: opts.port,
-    uiPort: opts.uiPort,
-    namespace: opts.namespace,
-    ...(opts.dbFile !== undefined ? { dbFile: opts.dbFile } : {}),
-  });
+  const args = [
+    ...devServerArgs({
+      ip: '127.0.0.1',
+      port: opts.port,
+      uiPort: opts.uiPort,
+      namespace: opts.namespace,
+      ...(opts.dbFile !== undefined ? { dbFile: opts.dbFile } : {}),
+    }),
+    ...(opts.uiCodecEndpoint !== undefined ? ['--ui-codec-endpoint', opts.uiCodecEndpoint] : []),
+  ];
   const child: ChildProcess = spawn(temporalCliPath(), args, {
     stdio: ['ignore', opts.output ?? 'ignore', opts.output ?? 'ignore'],
     // Its own process group: Ctrl-C reaches only us, and we stop the server last, after the workers.

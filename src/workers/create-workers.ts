@@ -9,6 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   createCampaignReadActivities,
@@ -22,6 +23,7 @@ import {
   type RegistryClientResolver,
 } from '../activities/registry-activities.js';
 import type { RegistryReadActivities, RegistryWriteActivities } from '../activities/types.js';
+import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { registryClientOptions } from '../config/accounts.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { CspAccountConfig, WorkerConfig } from '../config/worker-config.js';
@@ -50,6 +52,12 @@ export interface CreateWorkersOptions {
   connection?: NativeConnection;
   /** A prebuilt bundle (tests); otherwise `workflowsPath` is bundled. */
   workflowBundle?: WorkflowBundleOption;
+  /**
+   * Payload encryption and failure encoding for every worker (src/codec); default `dataConverter()`,
+   * keyed by TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS. Codecs run in the worker's main thread, not
+   * in the workflow sandbox.
+   */
+  dataConverter?: DataConverter;
   /** Workflow task queue (default `tcr-workflows`). */
   workflowTaskQueue?: string;
   /** Override activities per account (tests); default the real registry activities. */
@@ -98,11 +106,13 @@ export async function createWorkers(
   const connection =
     options.connection ?? (await NativeConnection.connect(temporalConnectionOptions(config.temporal)));
   const namespace = config.temporal.namespace;
+  const dataConverter = options.dataConverter ?? productDataConverter();
   const workers: Worker[] = [];
   workers.push(
     await Worker.create({
       connection,
       namespace,
+      dataConverter,
       taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
@@ -127,6 +137,7 @@ export async function createWorkers(
       await Worker.create({
         connection,
         namespace,
+        dataConverter,
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
         maxTaskQueueActivitiesPerSecond: budget.getsPerSecond,
@@ -135,6 +146,7 @@ export async function createWorkers(
       await Worker.create({
         connection,
         namespace,
+        dataConverter,
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
         maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds / 10,

@@ -4,6 +4,8 @@
  * shuts down gracefully on SIGINT / SIGTERM (running activities finish; nothing is lost: Temporal
  * hands unfinished tasks to another worker).
  */
+import { dataConverter } from '../codec/data-converter.js';
+import { keyringFromEnv } from '../codec/key-file.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { createWorkers } from './create-workers.js';
@@ -21,7 +23,15 @@ async function main(): Promise<void> {
   }
   installWorkerRuntime(); // metrics exporter and JSON logs, before the first connection
   console.log('tcr worker starting', JSON.stringify(describeWorkerConfig(config)));
-  const workers = await createWorkers(config);
+  const converter = dataConverter();
+  // Key ids only, never a key.
+  const keys = keyringFromEnv();
+  console.log(
+    keys
+      ? `tcr worker: payloads encrypted (current key ${keys.currentId}; keys ${keys.ids().join(', ')})`
+      : 'tcr worker: WARNING payloads are NOT encrypted (set TCR_PAYLOAD_KEYS_FILE; docs/operations.md, Data protection)',
+  );
+  const workers = await createWorkers(config, { dataConverter: converter });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,0 +1,90 @@
+/**
+ * The local stack's payload encryption: its own key file and codec-server token in the data folder
+ * (created once, mode 0600, so a restart decrypts what the last run wrote), the codec server the Web
+ * UI and the `temporal` CLI decode through, and a `temporal` CLI configuration file that points the
+ * CLI at it. Nothing here is ever logged: the token travels only in the files and in the Web UI's
+ * codec endpoint URL (loopback only; the dev server's UI cannot send a header).
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type RunningCodecServer, startCodecServer } from '../codec/codec-server.js';
+import { ensureKeyFile } from '../codec/key-file.js';
+import type { Keyring } from '../codec/keyring.js';
+
+export const PAYLOAD_KEYS_FILE = 'payload-keys.json';
+export const CODEC_TOKEN_FILE = 'codec-token';
+export const TEMPORAL_CLI_CONFIG_FILE = 'temporal-cli.toml';
+
+export interface LocalCodec {
+  keyring: Keyring;
+  /** `{dataDir}/payload-keys.json`: what TCR_PAYLOAD_KEYS_FILE names for a CLI or order system on this stack. */
+  keysFile: string;
+  /** The codec server's token (a secret). */
+  token: string;
+  server: RunningCodecServer;
+  /** What the Web UI calls: the server's URL with the token as path prefix. */
+  uiEndpoint: string;
+}
+
+/** The token in `{dataDir}/codec-token`, created on first use (0600). */
+export function localCodecToken(dataDir: string): string {
+  const file = join(dataDir, CODEC_TOKEN_FILE);
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{32,}$/.test(token)) return token;
+  }
+  const token = randomBytes(24).toString('hex');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return token;
+}
+
+/** Key file, token and codec server on `port` for a Web UI on `uiPort`. */
+export async function startLocalCodec(opts: {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+}): Promise<LocalCodec> {
+  const keysFile = join(opts.dataDir, PAYLOAD_KEYS_FILE);
+  const keyring = ensureKeyFile(keysFile);
+  const token = localCodecToken(opts.dataDir);
+  const server = await startCodecServer({
+    keyring,
+    tokens: [token],
+    allowedOrigins: [`http://127.0.0.1:${opts.uiPort}`, `http://localhost:${opts.uiPort}`],
+    host: '127.0.0.1',
+    port: opts.port,
+    onError: (message) => console.error(message),
+  });
+  return { keyring, keysFile, token, server, uiEndpoint: `${server.url}/t/${token}` };
+}
+
+/**
+ * `{dataDir}/temporal-cli.toml` (0600): a `temporal` CLI profile for the stack with its codec server,
+ * so `TEMPORAL_CONFIG_FILE=.data/temporal-cli.toml temporal workflow show -w brand/acme-widgets`
+ * prints decoded payloads.
+ */
+export function writeTemporalCliConfig(opts: {
+  dataDir: string;
+  address: string;
+  namespace: string;
+  codecUrl: string;
+  token: string;
+}): string {
+  const file = join(opts.dataDir, TEMPORAL_CLI_CONFIG_FILE);
+  const toml = [
+    '# Written by tcr dev: the local stack with its codec server. Holds a secret (the codec token).',
+    '[profile.default]',
+    `address = ${JSON.stringify(opts.address)}`,
+    `namespace = ${JSON.stringify(opts.namespace)}`,
+    '',
+    '[profile.default.codec]',
+    `endpoint = ${JSON.stringify(opts.codecUrl)}`,
+    `auth = ${JSON.stringify(`Bearer ${opts.token}`)}`,
+    '',
+  ].join('\n');
+  writeFileSync(file, toml, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
