@@ -207,7 +207,7 @@ async function phase(
 
 /** The ingress's hand-off histogram totals so far, from its /metrics. */
 async function handoffTotals(): Promise<{ seconds: number; count: number }> {
-  const text = await fetch(`${ingressUrl}/metrics`).then((r) => r.text());
+  const text = await fetch(`${internalUrl}/metrics`).then((r) => r.text());
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return {
     seconds: value('tcr_ingress_handoff_seconds_sum'),
@@ -248,6 +248,8 @@ let ensureTarget: (i: number) => Promise<unknown> = async () => {};
 let env: TestWorkflowEnvironment;
 let ingressProcess: ChildProcess | undefined;
 let ingressUrl: string;
+/** Where the ingress serves /metrics (its internal listener). */
+let internalUrl: string;
 let closeInProcess: (() => Promise<void>) | undefined;
 /**
  * BENCH_INGRESS_IN_PROCESS=1 runs the ingress inside this process instead (from src/, same event loop
@@ -256,7 +258,9 @@ let closeInProcess: (() => Promise<void>) | undefined;
 const IN_PROCESS = process.env.BENCH_INGRESS_IN_PROCESS === '1';
 
 /** Starts `tcr ingress` from dist/ as its own process, logging every event as in production. */
-async function startIngressProcessForBench(temporalAddress: string): Promise<string> {
+async function startIngressProcessForBench(
+  temporalAddress: string,
+): Promise<{ url: string; internalUrl: string }> {
   // BENCH_INGRESS_CPU_PROFILE=dir writes a V8 CPU profile of the ingress process into dir.
   const profileDir = process.env.BENCH_INGRESS_CPU_PROFILE;
   const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -276,7 +280,7 @@ async function startIngressProcessForBench(temporalAddress: string): Promise<str
   });
   ingressProcess = ingress.child;
   watched.ingress = ingress.child.pid;
-  return ingress.url;
+  return ingress;
 }
 
 beforeAll(async () => {
@@ -287,6 +291,7 @@ beforeAll(async () => {
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
       TCR_INGRESS_PORT: '0',
+      TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
       TEMPORAL_ADDRESS: env.address,
     });
@@ -301,8 +306,9 @@ beforeAll(async () => {
       await client.connection.close();
     };
     ingressUrl = ingress.url;
+    internalUrl = ingress.internalUrl ?? ingress.url;
   } else {
-    ingressUrl = await startIngressProcessForBench(env.address);
+    ({ url: ingressUrl, internalUrl } = await startIngressProcessForBench(env.address));
   }
 });
 
@@ -440,7 +446,7 @@ it('measures the ingress against raw signalWithStart', async () => {
     }
   }
   await pool.close();
-  const metricsText = await fetch(`${ingressUrl}/metrics`).then((r) => r.text());
+  const metricsText = await fetch(`${internalUrl}/metrics`).then((r) => r.text());
 
   /** Median over rounds of ingress ÷ `name` within the same round (a paired comparison). */
   const pairedRatio = (r: PhaseResult, name: string): number => {

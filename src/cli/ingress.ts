@@ -39,7 +39,8 @@ export async function runIngress(argv: string[]): Promise<number> {
   const config = parseIngressConfig(env);
   const client = createIngressClient(config);
   const ingress = await startIngress({ config, client });
-  console.error(`ingress listening on ${ingress.endpoint} (metrics ${ingress.url}/metrics)`);
+  const internal = ingress.internalUrl ? ` (health and metrics ${ingress.internalUrl})` : '';
+  console.error(`ingress listening on ${ingress.endpoint}${internal}`);
   return untilSignal(async () => {
     await ingress.close();
     await client.connection.close();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
 import { readWebhookSecretsFile } from '../config/webhook-secrets.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
-import { parseCidrList } from './source-addresses.js';
+import { isLoopbackHost, parseCidrList } from './source-addresses.js';
 
 /** The ingress configuration, parsed from the environment by `parseIngressConfig`. */
 export interface IngressConfig {
@@ -24,6 +24,25 @@ export interface IngressConfig {
   trustedProxies: string[];
   /** Largest accepted body in bytes (413 above). */
   bodyLimit: number;
+  /** Headers and body of a request must have arrived within this (408 and closed after it). */
+  requestTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed. */
+  idleTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Requests served on one kept-alive connection before it is closed. */
+  maxRequestsPerSocket: number;
+  /** Open connections on the public listener; more are dropped on accept. */
+  maxConnections: number;
+  /** Open connections from one source address (trusted proxies exempt); more are dropped on accept. */
+  maxConnectionsPerAddress: number;
+  /**
+   * Where /healthz, /readyz and /metrics are served: a separate listener (default 127.0.0.1:8471),
+   * `public` (on the webhook listener, for local use) or `off`.
+   */
+  internal: InternalListen;
+  /** What a failed hand-off answers: `close` the connection (a network error to the registry) or `503`. */
+  handoffFailure: HandoffFailureAnswer;
   /** Deadline for handing an event to Temporal before answering 503. */
   handoffTimeoutMs: number;
   /** Task queue of the worker that hosts the `parkedEvents` workflow. */
@@ -37,8 +56,13 @@ export interface IngressConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
+export type InternalListen = { mode: 'listener'; host: string; port: number } | { mode: 'public' | 'off' };
+export type HandoffFailureAnswer = 'close' | '503';
+
 export const DEFAULT_INGRESS_PATH = '/webhooks/registry';
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Events are flat objects of short strings (spec, "Events"): a few KiB at most. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+export const DEFAULT_INTERNAL_PORT = 8471;
 /** The workflow worker hosts `parkedEvents` beside the entity workflows (src/workflows/index.ts). */
 export const DEFAULT_PARKED_TASK_QUEUE = WORKFLOW_TASK_QUEUE;
 
@@ -75,6 +99,26 @@ const positiveInt = (fallback: number) =>
       }
       return n;
     });
+
+/** "host:port", "[v6]:port", "public" or "off". */
+const internalListen = z
+  .string()
+  .optional()
+  .transform((value, ctx): InternalListen => {
+    const v = (value ?? '').trim();
+    if (v === '') return { mode: 'listener', host: '127.0.0.1', port: DEFAULT_INTERNAL_PORT };
+    if (v === 'public' || v === 'off') return { mode: v };
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(v);
+    const port = match ? Number(match[3]) : Number.NaN;
+    if (!match || port > 65535) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be HOST:PORT (e.g. 127.0.0.1:8471, [::1]:8471), "public" or "off", got "${v}"`,
+      });
+      return z.NEVER;
+    }
+    return { mode: 'listener', host: (match[1] ?? match[2])!, port };
+  });
 
 const EnvSchema = z.object({
   TCR_INGRESS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -115,6 +159,14 @@ const EnvSchema = z.object({
   TCR_INGRESS_TRUSTED_PROXIES: cidrList,
   TCR_INGRESS_BODY_LIMIT: positiveInt(DEFAULT_BODY_LIMIT),
   TCR_INGRESS_HANDOFF_TIMEOUT_MS: positiveInt(5_000),
+  TCR_INGRESS_REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  TCR_INGRESS_IDLE_TIMEOUT_MS: positiveInt(30_000),
+  TCR_INGRESS_KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  TCR_INGRESS_MAX_REQUESTS_PER_SOCKET: positiveInt(1_000),
+  TCR_INGRESS_MAX_CONNECTIONS: positiveInt(1_024),
+  TCR_INGRESS_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
+  TCR_INGRESS_INTERNAL_LISTEN: internalListen,
+  TCR_INGRESS_HANDOFF_FAILURE: z.enum(['close', '503']).default('close'),
   TCR_PARKED_EVENTS_TASK_QUEUE: z.string().min(1).default(DEFAULT_PARKED_TASK_QUEUE),
   TCR_PARKED_RETENTION_DAYS: positiveInt(30),
   TCR_INGRESS_LOG_LEVEL: z
@@ -172,6 +224,14 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     );
   }
   const e = parsed.data;
+  const edgeProblems = checkWebhookUrl(e.TCR_WEBHOOK_URL, e.TCR_INGRESS_PATH);
+  if (e.TCR_INGRESS_IDLE_TIMEOUT_MS <= e.TCR_INGRESS_HANDOFF_TIMEOUT_MS) {
+    edgeProblems.push({
+      variable: 'TCR_INGRESS_IDLE_TIMEOUT_MS',
+      message: `must be longer than TCR_INGRESS_HANDOFF_TIMEOUT_MS (${e.TCR_INGRESS_HANDOFF_TIMEOUT_MS}), or a connection waiting for its hand-off is closed`,
+    });
+  }
+  if (edgeProblems.length > 0) throw new IngressConfigError(edgeProblems);
   const { temporal, secrets } = temporalAndSecrets(env, e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_SECRETS_FILE);
   return {
     host: e.TCR_INGRESS_HOST,
@@ -182,6 +242,14 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     allow: e.TCR_INGRESS_ALLOW,
     trustedProxies: e.TCR_INGRESS_TRUSTED_PROXIES,
     bodyLimit: e.TCR_INGRESS_BODY_LIMIT,
+    requestTimeoutMs: e.TCR_INGRESS_REQUEST_TIMEOUT_MS,
+    idleTimeoutMs: e.TCR_INGRESS_IDLE_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.TCR_INGRESS_KEEP_ALIVE_TIMEOUT_MS,
+    maxRequestsPerSocket: e.TCR_INGRESS_MAX_REQUESTS_PER_SOCKET,
+    maxConnections: e.TCR_INGRESS_MAX_CONNECTIONS,
+    maxConnectionsPerAddress: e.TCR_INGRESS_MAX_CONNECTIONS_PER_ADDRESS,
+    internal: e.TCR_INGRESS_INTERNAL_LISTEN,
+    handoffFailure: e.TCR_INGRESS_HANDOFF_FAILURE,
     handoffTimeoutMs: e.TCR_INGRESS_HANDOFF_TIMEOUT_MS,
     parkedTaskQueue: e.TCR_PARKED_EVENTS_TASK_QUEUE,
     parkedRetentionMs: e.TCR_PARKED_RETENTION_DAYS * 24 * 3600_000,
@@ -190,4 +258,26 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     temporal,
     logLevel: e.TCR_INGRESS_LOG_LEVEL,
   };
+}
+
+/**
+ * The registered URL must lead here: its path is the listen path (one character off and every real
+ * event is a 401 until the registry discards it), and it is https unless it points at loopback.
+ */
+function checkWebhookUrl(webhookUrl: string, path: string): { variable: string; message: string }[] {
+  const url = new URL(webhookUrl);
+  const problems: { variable: string; message: string }[] = [];
+  if (url.pathname !== path) {
+    problems.push({
+      variable: 'TCR_WEBHOOK_URL',
+      message: `has the path "${url.pathname}" but the ingress listens on TCR_INGRESS_PATH "${path}": every signature would fail`,
+    });
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    problems.push({
+      variable: 'TCR_WEBHOOK_URL',
+      message: `must be https (the spec requires it; plain http is accepted only on loopback), got ${url.protocol}//${url.host}`,
+    });
+  }
+  return problems;
 }

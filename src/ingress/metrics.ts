@@ -9,8 +9,12 @@ export type RejectReason =
   | 'body_too_large'
   | 'signature_missing'
   | 'signature_invalid'
+  | 'signature_malformed'
   | 'not_json'
   | 'invalid_event';
+
+/** Why a connection was closed on accept. */
+export type ConnectionDropReason = 'max_connections' | 'max_per_address';
 
 export type RouteVia = 'reference' | 'registry_id';
 export type TargetKind = 'brand' | 'campaign';
@@ -28,6 +32,11 @@ export interface IngressMetricsSnapshot {
   handoffFailures: number;
   handoffCount: number;
   handoffSumSeconds: number;
+  connectionsOpen: number;
+  connectionsDropped: Record<string, number>;
+  requestTimeouts: number;
+  allowListOn: boolean;
+  signatureFailuresFromAllowed: number;
 }
 
 export class IngressMetrics {
@@ -42,6 +51,32 @@ export class IngressMetrics {
   private readonly bucketCounts = HANDOFF_BUCKETS_SECONDS.map(() => 0);
   private handoffCount = 0;
   private handoffSum = 0;
+  private connectionsOpen = 0;
+  private readonly connectionsDropped = new Map<string, number>();
+  private requestTimeouts = 0;
+  private allowListOn = false;
+  private signatureFailuresFromAllowed = 0;
+
+  connectionOpened(): void {
+    this.connectionsOpen++;
+  }
+  connectionClosed(): void {
+    this.connectionsOpen--;
+  }
+  connectionDropped(reason: ConnectionDropReason): void {
+    bump(this.connectionsDropped, reason);
+  }
+  /** A request whose headers or body did not arrive within the request timeout. */
+  requestTimedOut(): void {
+    this.requestTimeouts++;
+  }
+  setAllowListOn(on: boolean): void {
+    this.allowListOn = on;
+  }
+  /** A bad signature from an allow-listed address: the registry itself, so a misconfiguration. */
+  signatureFailureFromAllowed(): void {
+    this.signatureFailuresFromAllowed++;
+  }
 
   eventReceived(): void {
     this.received++;
@@ -88,6 +123,11 @@ export class IngressMetrics {
       handoffFailures: this.handoffFailures,
       handoffCount: this.handoffCount,
       handoffSumSeconds: this.handoffSum,
+      connectionsOpen: this.connectionsOpen,
+      connectionsDropped: Object.fromEntries(this.connectionsDropped),
+      requestTimeouts: this.requestTimeouts,
+      allowListOn: this.allowListOn,
+      signatureFailuresFromAllowed: this.signatureFailuresFromAllowed,
     };
   }
 
@@ -129,9 +169,33 @@ export class IngressMetrics {
     counter('tcr_ingress_events_ignored_total', 'Valid events with no id or reference to route by.', [
       ['', this.ignored],
     ]);
-    counter('tcr_ingress_handoff_failures_total', 'Hand-offs to Temporal that failed (answered 503).', [
-      ['', this.handoffFailures],
+    counter(
+      'tcr_ingress_handoff_failures_total',
+      'Hand-offs to Temporal that failed (connection closed or 503, per TCR_INGRESS_HANDOFF_FAILURE).',
+      [['', this.handoffFailures]],
+    );
+    counter(
+      'tcr_ingress_signature_failures_from_allowed_total',
+      'Bad signatures from allow-listed addresses: TCR_WEBHOOK_URL or the secrets differ from what is registered.',
+      [['', this.signatureFailuresFromAllowed]],
+    );
+    counter(
+      'tcr_ingress_connections_dropped_total',
+      'Connections closed on accept, by reason.',
+      labelled(this.connectionsDropped, (reason) => `{reason="${reason}"}`),
+    );
+    counter('tcr_ingress_request_timeouts_total', 'Requests closed because they did not arrive in time.', [
+      ['', this.requestTimeouts],
     ]);
+    const gauge = (gaugeName: string, help: string, value: number) => {
+      lines.push(`# HELP ${gaugeName} ${help}`, `# TYPE ${gaugeName} gauge`, `${gaugeName} ${value}`);
+    };
+    gauge('tcr_ingress_connections_open', 'Open connections on the webhook listener.', this.connectionsOpen);
+    gauge(
+      'tcr_ingress_allow_list_enabled',
+      '1 when TCR_INGRESS_ALLOW restricts who may POST events, 0 when anyone may.',
+      this.allowListOn ? 1 : 0,
+    );
     const name = 'tcr_ingress_handoff_seconds';
     lines.push(`# HELP ${name} Time to hand an event to Temporal.`, `# TYPE ${name} histogram`);
     HANDOFF_BUCKETS_SECONDS.forEach((le, i) => {

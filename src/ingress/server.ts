@@ -6,10 +6,19 @@ import { type RegistryEvent, RegistryEventSchema } from '../registry/events.js';
 import type { RegistryEventDelivery } from '../workflows/signals.js';
 import { RecentSet } from './bounded.js';
 import type { IngressConfig } from './config.js';
+import { guardConnections } from './connection-guard.js';
+import { registerInternalRoutes } from './internal-routes.js';
 import { IngressMetrics, type RejectReason } from './metrics.js';
 import { EventRouter, type RouteOutcome } from './router.js';
-import { canonicalJson, deliveryIdOf, SIGNATURE_HEADER, signatureMatches } from './signature.js';
+import {
+  canonicalJson,
+  decodeDigest,
+  deliveryIdOf,
+  SIGNATURE_HEADER,
+  signatureMatches,
+} from './signature.js';
 import { SourceAddressPolicy } from './source-addresses.js';
+import { openAllowListWarning, SIGNATURE_FAILURE_FROM_ALLOWED } from './warnings.js';
 
 export interface StartIngressOptions {
   config: IngressConfig;
@@ -26,6 +35,8 @@ export interface RunningIngress {
   url: string;
   /** url + config.path: where this instance receives events (not necessarily the registered URL). */
   endpoint: string;
+  /** Base URL of /healthz, /readyz and /metrics: the internal listener, or `url` when they are public; undefined when off. */
+  internalUrl: string | undefined;
   metrics: IngressMetrics;
   close(): Promise<void>;
 }
@@ -62,6 +73,20 @@ function bufferedStdout(): { destination: ReturnType<typeof pino.destination>; c
   };
 }
 
+/** How often a misconfiguration warning repeats at most. */
+const WARN_EVERY_MS = 60_000;
+
+/** The webhook URL for logs: scheme, host and path; a query or user info (a token) is never logged. */
+export function loggableUrl(value: string): string {
+  const url = new URL(value);
+  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+}
+
+function baseUrl(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
 /**
  * Starts the webhook ingress: verifies signed registry events and hands each to its workflow,
  * answering 2xx once Temporal accepted it. See docs/ingress.md for answers, routing and metrics.
@@ -81,13 +106,59 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
   const recent = new RecentSet<string>(options.recentDeliveries ?? 10_000);
   const inFlight = new Map<string, Promise<RouteOutcome>>();
 
+  let closing = false;
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: false,
-    return503OnClosing: true,
+    // Closing answers like a failed hand-off (see below), not with a 503 that uses up a retry.
+    return503OnClosing: false,
+    // Slow clients: headers and body must arrive within the request timeout (checked every second,
+    // not Node's default 30 s), a silent connection is closed, and a kept-alive one soon after.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.idleTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    maxRequestsPerSocket: config.maxRequestsPerSocket,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
   });
+  guardConnections(app.server, {
+    maxConnections: config.maxConnections,
+    maxPerAddress: config.maxConnectionsPerAddress,
+    policy,
+    metrics,
+  });
+  app.server.on('clientError', (error: Error & { code?: string }) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') metrics.requestTimedOut();
+  });
+
+  // Misconfiguration that does not stop the ingress but must not go unnoticed.
+  metrics.setAllowListOn(policy.allowListOn);
+  const openWarning = openAllowListWarning(config);
+  if (openWarning) logger.warn({ host: config.host }, openWarning);
+  let lastAllowedFailureWarning = Number.NEGATIVE_INFINITY;
+  const signatureFailedFromAllowed = (clientAddress: string) => {
+    metrics.signatureFailureFromAllowed();
+    const now = performance.now();
+    if (now - lastAllowedFailureWarning < WARN_EVERY_MS) return;
+    lastAllowedFailureWarning = now;
+    logger.error(
+      { ip: clientAddress, webhookUrl: loggableUrl(config.webhookUrl) },
+      SIGNATURE_FAILURE_FROM_ALLOWED,
+    );
+  };
+
+  /** A failed hand-off: close the connection unanswered (a network error, retried without expiry) or 503. */
+  const answerHandoffFailure = (reply: FastifyReply, body: Record<string, unknown>) => {
+    if (config.handoffFailure === '503') return reply.code(503).send(body);
+    reply.hijack();
+    reply.raw.socket?.destroy();
+    return reply;
+  };
 
   // The raw body is ours: no framework JSON parsing, any content type is read as bytes and judged
   // by the route (415 unless the media type is application/json, whatever its parameters).
@@ -108,20 +179,7 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     return reply.code(status).send({ error: status >= 500 ? 'internal error' : error.message });
   });
 
-  app.get('/healthz', async () => ({ live: true }));
-
-  app.get('/readyz', async (_request, reply) => {
-    try {
-      await client.withDeadline(Date.now() + 2_000, () => client.workflowService.getSystemInfo({}));
-      return { ready: true };
-    } catch {
-      return reply.code(503).send({ ready: false, reason: 'Temporal is not reachable' });
-    }
-  });
-
-  app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8').send(metrics.render()),
-  );
+  if (config.internal.mode === 'public') registerInternalRoutes(app, { client, metrics });
 
   const reject = (
     request: FastifyRequest,
@@ -142,6 +200,7 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     method: 'POST',
     url: config.path,
     onRequest: async (request, reply) => {
+      if (closing) return answerHandoffFailure(reply, { error: 'closing' });
       metrics.eventReceived();
       const clientAddress = policy.clientAddress(
         request.socket.remoteAddress ?? '',
@@ -163,6 +222,10 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
       if (typeof signature !== 'string' || signature.trim() === '') {
         return reject(request, reply, 401, 'signature_missing', clientAddress());
       }
+      // The digest's shape is checked before the body costs a parse.
+      if (decodeDigest(signature) === undefined) {
+        return reject(request, reply, 401, 'signature_malformed', clientAddress());
+      }
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       let parsed: unknown;
       let canonical: string;
@@ -173,7 +236,9 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
         return reject(request, reply, 400, 'not_json', clientAddress());
       }
       if (!signatureMatches(signature, config.secrets, config.webhookUrl, canonical)) {
-        return reject(request, reply, 401, 'signature_invalid', clientAddress());
+        const from = clientAddress();
+        if (policy.allowListOn) signatureFailedFromAllowed(from);
+        return reject(request, reply, 401, 'signature_invalid', from);
       }
       metrics.eventVerified();
       const deliveryId = deliveryIdOf(canonical);
@@ -223,9 +288,11 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
             ms: Math.round(performance.now() - started),
             error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
           },
-          'hand-off to Temporal failed; answering 503 so the registry retries',
+          config.handoffFailure === '503'
+            ? 'hand-off to Temporal failed; answering 503 so the registry retries'
+            : 'hand-off to Temporal failed; closing the connection so the registry retries without expiry',
         );
-        return reply.code(503).send({ error: 'hand-off failed', deliveryId });
+        return answerHandoffFailure(reply, { error: 'hand-off failed', deliveryId });
       }
       const seconds = (performance.now() - started) / 1000;
       metrics.handoffLatency(seconds);
@@ -270,17 +337,42 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     return promise;
   }
 
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  logger.info({ url, path: config.path, webhookUrl: config.webhookUrl }, 'ingress listening');
+  let internal: ReturnType<typeof Fastify> | undefined;
+  if (config.internal.mode === 'listener') {
+    internal = Fastify({
+      loggerInstance: logger,
+      logController: new LogController({ disableRequestLogging: true }),
+    });
+    registerInternalRoutes(internal, { client, metrics });
+  }
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    if (internal && config.internal.mode === 'listener') {
+      await internal.listen({ host: config.internal.host, port: config.internal.port });
+    }
+  } catch (error) {
+    await Promise.allSettled([app.close(), internal?.close()]);
+    log?.close();
+    throw error;
+  }
+  const url = baseUrl(app.server.address() as AddressInfo);
+  const internalUrl = internal
+    ? baseUrl(internal.server.address() as AddressInfo)
+    : config.internal.mode === 'public'
+      ? url
+      : undefined;
+  logger.info(
+    { url, path: config.path, webhookUrl: loggableUrl(config.webhookUrl), internalUrl },
+    'ingress listening',
+  );
   return {
     url,
     endpoint: `${url}${config.path}`,
+    internalUrl,
     metrics,
     close: async () => {
-      await app.close();
+      closing = true;
+      await Promise.all([app.close(), internal?.close()]);
       log?.close();
     },
   };

@@ -74,4 +74,22 @@ export class SourceAddressPolicy {
   allowed(clientAddress: string): boolean {
     return this.allow === undefined || listContains(this.allow, clientAddress);
   }
+
+  /** False when no allow-list is configured (anyone may POST). */
+  get allowListOn(): boolean {
+    return this.allow !== undefined;
+  }
+
+  isTrustedProxy(peer: string): boolean {
+    return this.proxies !== undefined && listContains(this.proxies, peer);
+  }
+}
+
+/** True for "localhost", 127.0.0.0/8 and ::1 (also bracketed or IPv4-mapped). */
+export function isLoopbackHost(host: string): boolean {
+  const h = normalizeAddress(host.replace(/^\[|\]$/g, '').toLowerCase());
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
+  return false;
 }

@@ -119,7 +119,7 @@ describe('parseIngressConfig', () => {
       secrets: ['a', 'b'],
       allow: [],
       trustedProxies: [],
-      bodyLimit: 1024 * 1024,
+      bodyLimit: 64 * 1024,
       temporalAddress: '127.0.0.1:7233',
       temporalNamespace: 'default',
       parkedRetentionMs: 30 * 24 * 3600_000,

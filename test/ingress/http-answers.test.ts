@@ -7,16 +7,18 @@ import { canonicalJson, signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 
 // Answers of the HTTP layer. The Temporal client points at a closed port: events with nothing to
-// route by never touch it, and events that do must fail their hand-off with 503.
+// route by never touch it, and events that do must fail their hand-off.
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
-const SECRET = 'current-secret';
+const SECRET = 'current-secret-0123456789abcdefghijkl';
+const OLD_SECRET = 'old-secret-0123456789abcdefghijklmnop';
 
 function configWith(overrides: Partial<IngressConfig> = {}): IngressConfig {
   return {
     ...parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
-      TCR_WEBHOOK_SECRETS: `old-secret,${SECRET}`,
+      TCR_WEBHOOK_SECRETS: `${OLD_SECRET},${SECRET}`,
       TCR_INGRESS_PORT: '0',
+      TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       TCR_INGRESS_BODY_LIMIT: '4096',
       TCR_INGRESS_HANDOFF_TIMEOUT_MS: '700',
     }),
@@ -103,7 +105,7 @@ describe('ingress answers', () => {
       (
         await post(ingress, {
           body: body2,
-          signature: signEvent('old-secret', WEBHOOK_URL, JSON.parse(body2)),
+          signature: signEvent(OLD_SECRET, WEBHOOK_URL, JSON.parse(body2)),
         })
       ).status,
     ).toBe(200);
@@ -140,11 +142,22 @@ describe('ingress answers', () => {
     expect(answer).toMatchObject({ status: 401, json: { error: 'signature_invalid' } });
   });
 
-  it('400 for a body that is not JSON, 401 first when the header is missing', async () => {
-    const notJson = await post(ingress, { body: '{"eventType":', signature: 'AAAA' });
+  it('400 for a body that is not JSON, 401 first when the header is missing or not a digest', async () => {
+    const digest = 'A'.repeat(43); // shaped like a base64 SHA-256 digest
+    const notJson = await post(ingress, { body: '{"eventType":', signature: digest });
     expect(notJson).toMatchObject({ status: 400, json: { error: 'not_json' } });
     expect((await post(ingress, { body: '{"eventType":', signature: null })).status).toBe(401);
-    expect((await post(ingress, { body: '', signature: 'AAAA' })).status).toBe(400);
+    expect((await post(ingress, { body: '', signature: digest })).status).toBe(400);
+  });
+
+  it('401 "signature_malformed" before the body is parsed when the header is not a 32-byte digest', async () => {
+    const parsedBefore = ingress.metrics.snapshot().rejected.not_json ?? 0;
+    for (const signature of ['AAAA', 'sha256=abc', 'f'.repeat(63), 'A'.repeat(44), '*'.repeat(43)]) {
+      const answer = await post(ingress, { body: '{"eventType":', signature });
+      expect(answer, signature).toMatchObject({ status: 401, json: { error: 'signature_malformed' } });
+    }
+    // The not-JSON body was never looked at.
+    expect(ingress.metrics.snapshot().rejected.not_json ?? 0).toBe(parsedBefore);
   });
 
   it('413 above the body limit', async () => {
@@ -160,26 +173,69 @@ describe('ingress answers', () => {
     expect((await post(ingress, { body: noIds(), contentType: null })).status).toBe(415);
   });
 
-  it('503 when the hand-off to Temporal fails (unreachable), so the registry retries', async () => {
-    const started = Date.now();
-    const answer = await post(ingress, {
-      body: JSON.stringify({ eventType: 'CAMPAIGN_ADD', campaignReferenceId: 'c-1' }),
-    });
-    expect(answer.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(ingress.metrics.snapshot().handoffFailures).toBeGreaterThanOrEqual(1);
+  it('closes the connection unanswered when the hand-off fails (a network error: retried without expiry)', async () => {
+    const failuresBefore = ingress.metrics.snapshot().handoffFailures;
+    await expect(
+      post(ingress, { body: JSON.stringify({ eventType: 'CAMPAIGN_ADD', campaignReferenceId: 'c-1' }) }),
+    ).rejects.toThrow(/fetch failed/);
+    expect(ingress.metrics.snapshot().handoffFailures).toBe(failuresBefore + 1);
   });
 
-  it('serves /healthz, /readyz (not ready without Temporal) and /metrics', async () => {
-    expect((await fetch(`${ingress.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${ingress.url}/readyz`)).status).toBe(503);
-    const metrics = await fetch(`${ingress.url}/metrics`);
+  it('answers 503 instead with TCR_INGRESS_HANDOFF_FAILURE=503', async () => {
+    const local = await startIngress({
+      config: configWith({ handoffFailure: '503' }),
+      client: unreachableClient(),
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const answer = await post(local, {
+        body: JSON.stringify({ eventType: 'CAMPAIGN_ADD', campaignReferenceId: 'c-1' }),
+      });
+      expect(answer).toMatchObject({ status: 503, json: { error: 'hand-off failed' } });
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('serves /healthz, /readyz and /metrics on the internal listener only', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect((await fetch(`${ingress.url}${path}`)).status, path).toBe(404);
+    }
+    expect(ingress.internalUrl).toBeDefined();
+    expect(ingress.internalUrl).not.toBe(ingress.url);
+    expect((await fetch(`${ingress.internalUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${ingress.internalUrl}/readyz`)).status).toBe(503);
+    const metrics = await fetch(`${ingress.internalUrl}/metrics`);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = await metrics.text();
     expect(text).toMatch(/^tcr_ingress_events_received_total \d+$/m);
     expect(text).toMatch(/^tcr_ingress_events_rejected_total\{reason="signature_invalid"\} [1-9]\d*$/m);
     expect(text).toMatch(/^tcr_ingress_handoff_seconds_bucket\{le="\+Inf"\} \d+$/m);
     expect(text).not.toContain(SECRET);
+    expect(text).toMatch(/^tcr_ingress_allow_list_enabled 0$/m);
+    expect(text).toMatch(/^tcr_ingress_connections_open \d+$/m);
+  });
+
+  it('serves them on the webhook listener with TCR_INGRESS_INTERNAL_LISTEN=public, and nowhere with off', async () => {
+    const pub = await startIngress({
+      config: configWith({ internal: { mode: 'public' } }),
+      client: unreachableClient(),
+      logger: pino({ level: 'silent' }),
+    });
+    const off = await startIngress({
+      config: configWith({ internal: { mode: 'off' } }),
+      client: unreachableClient(),
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      expect(pub.internalUrl).toBe(pub.url);
+      expect((await fetch(`${pub.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${pub.url}/metrics`)).status).toBe(200);
+      expect(off.internalUrl).toBeUndefined();
+      expect((await fetch(`${off.url}/healthz`)).status).toBe(404);
+    } finally {
+      await Promise.all([pub.close(), off.close()]);
+    }
   });
 
   it('never logs a secret or the body of a rejected request', async () => {
@@ -198,12 +254,44 @@ describe('ingress answers', () => {
     const all = lines.join('\n');
     expect(all).toContain('signature_invalid');
     expect(all).not.toContain(SECRET);
-    expect(all).not.toContain('old-secret');
+    expect(all).not.toContain(OLD_SECRET);
     expect(all).not.toContain('Jane Doe');
   });
 });
 
 describe('source allow-list', () => {
+  it('a bad signature from an allow-listed address is counted and logged as a misconfiguration', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const allowed = await startIngress({
+      config: configWith({ allow: ['127.0.0.0/8'] }),
+      client: unreachableClient(),
+      logger,
+    });
+    try {
+      const body = JSON.stringify({ eventType: 'X_MISCONFIGURED' });
+      const wrongUrl = 'https://csp.example/webhooks/registr'; // one character off what is configured
+      for (let i = 0; i < 3; i++) {
+        const answer = await post(allowed, {
+          body,
+          signature: signEvent(SECRET, wrongUrl, JSON.parse(body)),
+        });
+        expect(answer.status).toBe(401);
+      }
+      expect(allowed.metrics.snapshot().signatureFailuresFromAllowed).toBe(3);
+      expect(allowed.metrics.snapshot().allowListOn).toBe(true);
+      const metrics = await (await fetch(`${allowed.internalUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^tcr_ingress_signature_failures_from_allowed_total 3$/m);
+      expect(metrics).toMatch(/^tcr_ingress_allow_list_enabled 1$/m);
+    } finally {
+      await allowed.close();
+    }
+    // Logged loudly, once a minute at most, at error level.
+    const warnings = lines.filter((l) => l.includes('MISCONFIGURATION'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!).level).toBe(50);
+  });
+
   it('403 for a source outside the allow-list; forwarded addresses only through a trusted proxy', async () => {
     const logger = pino({ level: 'silent' });
     const body = JSON.stringify({ eventType: 'X_ALLOW' });

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { IngressConfigError, parseIngressConfig } from '../../src/ingress/config.js';
+import { loggableUrl } from '../../src/ingress/server.js';
+import { isLoopbackHost } from '../../src/ingress/source-addresses.js';
+import { openAllowListWarning } from '../../src/ingress/warnings.js';
+
+// The edge settings of the ingress configuration: limits, the internal listener, and the start-up
+// refusals of a webhook URL that cannot work.
+const SECRET = 'edge-config-secret-0123456789abcdefgh';
+const base = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: SECRET };
+
+const problem = (env: NodeJS.ProcessEnv): string => {
+  try {
+    parseIngressConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(IngressConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a configuration error');
+};
+
+describe('ingress edge configuration', () => {
+  it('defaults: a 64 KiB body, request and idle timeouts, connection caps, internal listener on loopback', () => {
+    expect(parseIngressConfig(base)).toMatchObject({
+      bodyLimit: 64 * 1024,
+      requestTimeoutMs: 10_000,
+      idleTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxRequestsPerSocket: 1_000,
+      maxConnections: 1_024,
+      maxConnectionsPerAddress: 64,
+      internal: { mode: 'listener', host: '127.0.0.1', port: 8471 },
+      handoffFailure: 'close',
+    });
+  });
+
+  it('reads the internal listener as HOST:PORT, [v6]:PORT, public or off', () => {
+    const internal = (value: string) =>
+      parseIngressConfig({ ...base, TCR_INGRESS_INTERNAL_LISTEN: value }).internal;
+    expect(internal('0.0.0.0:9000')).toEqual({ mode: 'listener', host: '0.0.0.0', port: 9000 });
+    expect(internal('[::1]:0')).toEqual({ mode: 'listener', host: '::1', port: 0 });
+    expect(internal('public')).toEqual({ mode: 'public' });
+    expect(internal('off')).toEqual({ mode: 'off' });
+    for (const bad of ['8471', 'localhost', '127.0.0.1:99999', '::1:8471', 'on']) {
+      expect(problem({ ...base, TCR_INGRESS_INTERNAL_LISTEN: bad }), bad).toContain(
+        'TCR_INGRESS_INTERNAL_LISTEN',
+      );
+    }
+  });
+
+  it('refuses a webhook URL whose path is not the listen path', () => {
+    const message = problem({ ...base, TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registr' });
+    expect(message).toContain('TCR_WEBHOOK_URL');
+    expect(message).toContain('"/webhooks/registr"');
+    expect(message).toContain('TCR_INGRESS_PATH "/webhooks/registry"');
+    expect(problem({ ...base, TCR_INGRESS_PATH: '/hooks' })).toContain('TCR_WEBHOOK_URL');
+    expect(
+      parseIngressConfig({
+        ...base,
+        TCR_WEBHOOK_URL: 'https://csp.example/hooks',
+        TCR_INGRESS_PATH: '/hooks',
+      }).path,
+    ).toBe('/hooks');
+  });
+
+  it('refuses plain http outside loopback, and accepts it on loopback', () => {
+    expect(problem({ ...base, TCR_WEBHOOK_URL: 'http://csp.example/webhooks/registry' })).toMatch(
+      /TCR_WEBHOOK_URL must be https/,
+    );
+    expect(problem({ ...base, TCR_WEBHOOK_URL: 'ftp://127.0.0.1/webhooks/registry' })).toContain(
+      'must be https',
+    );
+    for (const host of ['127.0.0.1:8470', 'localhost:8470', '[::1]:8470', '127.9.9.9']) {
+      const url = `http://${host}/webhooks/registry`;
+      expect(parseIngressConfig({ ...base, TCR_WEBHOOK_URL: url }).webhookUrl).toBe(url);
+    }
+  });
+
+  it('refuses an idle timeout that would cut a connection waiting for its hand-off', () => {
+    expect(
+      problem({ ...base, TCR_INGRESS_IDLE_TIMEOUT_MS: '5000', TCR_INGRESS_HANDOFF_TIMEOUT_MS: '5000' }),
+    ).toContain('TCR_INGRESS_IDLE_TIMEOUT_MS');
+  });
+
+  it('refuses a non-numeric or zero limit, naming it', () => {
+    for (const variable of [
+      'TCR_INGRESS_REQUEST_TIMEOUT_MS',
+      'TCR_INGRESS_MAX_CONNECTIONS',
+      'TCR_INGRESS_MAX_CONNECTIONS_PER_ADDRESS',
+      'TCR_INGRESS_KEEP_ALIVE_TIMEOUT_MS',
+    ]) {
+      expect(problem({ ...base, [variable]: '0' })).toContain(variable);
+      expect(problem({ ...base, [variable]: 'lots' })).toContain(variable);
+    }
+    expect(problem({ ...base, TCR_INGRESS_HANDOFF_FAILURE: 'drop' })).toContain(
+      'TCR_INGRESS_HANDOFF_FAILURE',
+    );
+  });
+
+  it('logs the webhook URL without its query or user info', () => {
+    expect(loggableUrl('https://user:pw@csp.example/webhooks/registry?token=abc')).toBe(
+      'https://csp.example/webhooks/registry?…',
+    );
+    expect(loggableUrl('https://csp.example/webhooks/registry')).toBe(
+      'https://csp.example/webhooks/registry',
+    );
+  });
+
+  it('warns when the allow-list is off and the ingress listens beyond loopback', () => {
+    expect(openAllowListWarning({ allow: [], host: '0.0.0.0' })).toMatch(/TCR_INGRESS_ALLOW is empty/);
+    expect(openAllowListWarning({ allow: [], host: '::' })).toMatch(/anyone may POST/);
+    expect(openAllowListWarning({ allow: ['192.0.2.0/24'], host: '0.0.0.0' })).toBeUndefined();
+    expect(openAllowListWarning({ allow: [], host: '127.0.0.1' })).toBeUndefined();
+    expect(openAllowListWarning({ allow: [], host: '::1' })).toBeUndefined();
+  });
+
+  it('tells loopback hosts from others', () => {
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', '::ffff:127.0.0.1']) {
+      expect(isLoopbackHost(host), host).toBe(true);
+    }
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', 'csp.example', '128.0.0.1', 'localhost.example']) {
+      expect(isLoopbackHost(host), host).toBe(false);
+    }
+  });
+});
