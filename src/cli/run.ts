@@ -4,6 +4,7 @@
  * executable around it. Tests call runCli with their own output sink and Temporal client.
  */
 import { runSimulatorCli, SIMULATOR_USAGE } from '../simulator/cli.js';
+import { accountsCommands } from './accounts.js';
 import { brandCommands } from './brand.js';
 import { campaignCommands } from './campaign.js';
 import { codecServerCommand } from './codec-server.js';
@@ -17,6 +18,7 @@ import { listCommand } from './list.js';
 import { payloadKeysCommands } from './payload-keys.js';
 import { statusCommand } from './status.js';
 import { vetCommands } from './vet.js';
+import { webhooksCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
 
 /** Commands that print with console themselves (process-level: they run until Ctrl-C). */
@@ -31,6 +33,8 @@ export const commands: Record<string, CliCommand> = {
   status: statusCommand,
   list: listCommand,
   events: eventsCommands,
+  accounts: accountsCommands,
+  webhooks: webhooksCommands,
   worker: workerCommand,
   'codec-server': codecServerCommand,
   'payload-keys': payloadKeysCommands,

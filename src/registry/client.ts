@@ -149,6 +149,22 @@ interface SendOptions<S extends z.ZodType | undefined> {
   signal?: AbortSignal | undefined;
   /** A POST the caller guards by reference lookup: retrying the method is safe even if it committed. */
   idempotentByReference?: boolean;
+  /** Called with the headers of the successful response. */
+  onHeaders?: (headers: Record<string, string | string[] | undefined>) => void;
+}
+
+/**
+ * The webhook event categories a deployment subscribes to (the simulator's; the spec leaves the list
+ * out, docs/simulator.md lists the event types of each).
+ */
+export const WEBHOOK_EVENT_CATEGORIES = ['BRAND', 'VETTING', 'CAMPAIGN', 'CAMPAIGN_SHARING'] as const;
+
+/** What one cheap authenticated read says about an account. */
+export interface AccessCheck {
+  /** The registry's clock (its `Date` header), when it sent one. */
+  registryDate?: Date;
+  /** Our clock when the response arrived. */
+  localDate: Date;
 }
 
 const notSentCodes = new Set([
@@ -571,6 +587,25 @@ export class RegistryClient {
     );
   }
 
+  /**
+   * One cheap authenticated read (`GET /enum/mno`): resolves when the credentials work, and reports
+   * the registry's clock; UnauthorizedError when they do not.
+   */
+  async checkAccess(opts: CallOptions = {}): Promise<AccessCheck> {
+    let date: string | undefined;
+    await this.send('GET', '/enum/mno', {
+      schema: undefined,
+      signal: opts.signal,
+      onHeaders: (headers) => {
+        const value = headers.date;
+        date = Array.isArray(value) ? value[0] : value;
+      },
+    });
+    const localDate = new Date();
+    const parsed = date ? Date.parse(date) : Number.NaN;
+    return Number.isFinite(parsed) ? { registryDate: new Date(parsed), localDate } : { localDate };
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Webhook subscriptions (not in the spec; as the simulator offers them)
   // ---------------------------------------------------------------------------------------------
@@ -736,6 +771,7 @@ export class RegistryClient {
       }
 
       if (status >= 200 && status < 300) {
+        options.onHeaders?.(headers);
         if (!options.schema) return undefined as S extends z.ZodType ? z.output<S> : unknown;
         let json: unknown;
         try {
