@@ -189,6 +189,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       TEMPORAL_ADDRESS: devServer.address,
       TEMPORAL_NAMESPACE: namespace,
       TCR_INGRESS_LOG_LEVEL: options.ingressLogLevel ?? 'warn',
+      // Health, readiness and metrics on their own loopback listener, any free port.
+      TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
     });
     const ingressClient = createIngressClient(ingressConfig, converter);
     cleanups.push(() => ingressClient.connection.close());
@@ -233,8 +235,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       simulatorApi: simulator.apiBaseUrl,
       simulatorControl: `${simulator.url}/control`,
       ingressWebhook: webhookUrl,
-      ingressHealth: `${ingress.url}/healthz`,
-      ingressMetrics: `${ingress.url}/metrics`,
+      ingressHealth: `${ingress.internalUrl}/healthz`,
+      ingressMetrics: `${ingress.internalUrl}/metrics`,
     };
     let stopped: Promise<void> | undefined;
     return {
