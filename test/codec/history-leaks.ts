@@ -1,0 +1,76 @@
+/**
+ * Looks for secrets in a workflow history as fetched without the codec: in the raw protobuf bytes (plain
+ * text), and in the history's JSON form (bytes as base64, as `temporal workflow show --output json`
+ * prints them), as text or base64 at any of the three byte alignments.
+ */
+import type { Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+
+type History = temporal.api.history.v1.IHistory;
+const HistoryProto = temporal.api.history.v1.History;
+
+/** The parts of base64(secret) that appear in the base64 of any text containing it, whatever its offset. */
+export function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret);
+  const cores: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    // Drop the characters that mix in the padding bytes before, and the last (partial) group.
+    const start = Math.ceil((shift * 4) / 3);
+    const whole = Math.floor((shift + bytes.length) / 3) * 4;
+    const core = encoded.slice(start, whole);
+    if (core.length >= 4) cores.push(core);
+  }
+  return cores;
+}
+
+/** The secrets found in the history, each with where it was found. Empty when none leaks. */
+export function historyLeaks(history: History, secrets: readonly string[]): string[] {
+  const binary = Buffer.from(HistoryProto.encode(HistoryProto.fromObject(history)).finish());
+  const json = JSON.stringify(
+    HistoryProto.toObject(HistoryProto.fromObject(history), { bytes: String, longs: String }),
+  );
+  const found: string[] = [];
+  for (const secret of secrets) {
+    if (binary.includes(secret)) found.push(`${secret} (plain, protobuf)`);
+    if (json.includes(secret)) found.push(`${secret} (plain, JSON)`);
+    for (const core of base64Cores(secret)) {
+      if (json.includes(core) || binary.includes(core)) {
+        found.push(`${secret} (base64 ${core})`);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** Every payload of a history (inputs, results, signals, updates, markers, failures' encoded attributes, memos). */
+export function historyPayloads(history: History): Payload[] {
+  const out: Payload[] = [];
+  const walk = (value: unknown): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (value instanceof Uint8Array) return;
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    const metadata = record.metadata as Record<string, unknown> | undefined;
+    if (
+      metadata &&
+      typeof metadata === 'object' &&
+      metadata.encoding instanceof Uint8Array &&
+      'data' in record
+    ) {
+      out.push(record as Payload);
+      return;
+    }
+    for (const v of Object.values(record)) walk(v);
+  };
+  walk(history);
+  return out;
+}
+
+export function payloadEncoding(payload: Payload): string {
+  return Buffer.from(payload.metadata?.encoding ?? []).toString();
+}
