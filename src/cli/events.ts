@@ -105,7 +105,7 @@ with their delivery time, type and ids) and, with --ingress, the ingress's count
 Events routed to their owner appear in that workflow's audit trail ('tcr status ID').
 
 Options:
-  --ingress URL        the ingress base URL, e.g. http://127.0.0.1:8470 (env TCR_INGRESS_URL)
+  --ingress URL        the ingress internal listener, e.g. http://127.0.0.1:8471 (env TCR_INGRESS_URL)
   --all                include completed parked-events workflows (claimed or expired)
   --limit N            look at most at N parked-events workflows (default 100)
   --follow             keep printing new parked events and counter changes until Ctrl-C
