@@ -74,6 +74,7 @@ export { parseRequest, RequestValidationError } from './orders/operator-requests
 export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './registry/events.js';
 // Registry input types order files are made of.
 export type { BrandRegistration, CampaignCreation } from './registry/schemas.js';
+export type { BrandOperationOutcome } from './workflows/brand-definitions.js';
 // Request schemas and message definitions (the same ones the workflows' update validators use).
 export {
   type AppealRequest,
@@ -141,6 +142,7 @@ export type {
 export { terminalCampaignPhases } from './workflows/campaign-types.js';
 // Workflow and status types.
 export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
+export type { OperationOutcome, OperationOutcomeKind } from './workflows/entity/operations.js';
 // Ids, task queues, search attributes.
 export {
   brandWorkflowId,

@@ -20,7 +20,7 @@ import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import { UsageError } from './errors.js';
 import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
-import { help, printActionResult } from './output.js';
+import { help, printOperationOutcome } from './output.js';
 import { startOrderCommand } from './start-order.js';
 import { callWorkflow } from './temporal-calls.js';
 
@@ -58,7 +58,7 @@ Options:
   --set field=value        a field with a string value (repeatable)
   --set-json field=JSON    a field with a JSON value (repeatable)
   --revet                  revet right after the update
-  --json                   print the resulting status as JSON
+  --json                   print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const brandCorrect: CliCommand = {
@@ -93,17 +93,17 @@ export const brandCorrect: CliCommand = {
     if (parsed.values.revet) request.revet = true;
     const valid = validate(CorrectBrandRequestSchema, request, file ?? 'correction');
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(brandWorkflowId(reference), 'correctBrand', () =>
+    const outcome = await callWorkflow(brandWorkflowId(reference), 'correctBrand', () =>
       correctBrand(client, reference, valid),
     );
-    return printActionResult(ctx, parsed.values.json, 'corrected', status);
+    return printOperationOutcome(ctx, parsed.values.json, 'corrected', brandWorkflowId(reference), outcome);
   },
 };
 
 const revetHelp = `tcr brand revet REF: ask the registry to verify the brand again (after a correction)
 
 Options:
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const brandRevet: CliCommand = {
@@ -114,10 +114,16 @@ export const brandRevet: CliCommand = {
     if (parsed === 'help') return help(ctx, revetHelp);
     const reference = referenceOf(parsed.positionals[0]!, 'brand');
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(brandWorkflowId(reference), 'revet', () =>
+    const outcome = await callWorkflow(brandWorkflowId(reference), 'revet', () =>
       revetBrand(client, reference),
     );
-    return printActionResult(ctx, parsed.values.json, 'revet requested', status);
+    return printOperationOutcome(
+      ctx,
+      parsed.values.json,
+      'revet requested',
+      brandWorkflowId(reference),
+      outcome,
+    );
   },
 };
 
@@ -133,7 +139,7 @@ Options:
   --explanation TEXT   why the result is wrong (required)
   --evp EVP            the vetting provider, when appealing a vet
   --vetting-id ID      the vet, when appealing a vet
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const brandAppeal: CliCommand = {
@@ -167,10 +173,10 @@ export const brandAppeal: CliCommand = {
       'appeal',
     );
     const client = await ctx.client(v);
-    const status = await callWorkflow(brandWorkflowId(reference), 'appeal', () =>
+    const outcome = await callWorkflow(brandWorkflowId(reference), 'appeal', () =>
       appealBrand(client, reference, request),
     );
-    return printActionResult(ctx, v.json, 'appeal filed', status);
+    return printOperationOutcome(ctx, v.json, 'appeal filed', brandWorkflowId(reference), outcome);
   },
 };
 
@@ -178,7 +184,7 @@ const cancelHelp = `tcr brand cancel REF --reason TEXT: stop managing a brand (f
 
 Options:
   --reason TEXT        why (required; kept in the status and audit trail)
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const brandCancel: CliCommand = {
@@ -198,10 +204,10 @@ export const brandCancel: CliCommand = {
       'cancel',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(brandWorkflowId(reference), 'cancel', () =>
+    const outcome = await callWorkflow(brandWorkflowId(reference), 'cancel', () =>
       cancelBrand(client, reference, reason),
     );
-    return printActionResult(ctx, parsed.values.json, 'cancelled', status);
+    return printOperationOutcome(ctx, parsed.values.json, 'cancelled', brandWorkflowId(reference), outcome);
   },
 };
 

@@ -24,7 +24,7 @@ import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import { InputValidationError, UsageError } from './errors.js';
 import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
-import { help, printActionResult } from './output.js';
+import { help, printOperationOutcome } from './output.js';
 import { startOrderCommand } from './start-order.js';
 import { callWorkflow } from './temporal-calls.js';
 
@@ -60,7 +60,7 @@ they are sent to the registry (PUT /campaign/{id}) and the campaign is shared ag
 Options:
   --set field=value        a field with a string value (repeatable)
   --set-json field=JSON    a field with a JSON value (repeatable)
-  --json                   print the resulting status as JSON
+  --json                   print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const campaignResubmit: CliCommand = {
@@ -93,10 +93,16 @@ export const campaignResubmit: CliCommand = {
       throw new UsageError('give a FILE or at least one --set / --set-json', resubmitHelp);
     const request = validate(ResubmitRequestSchema, { changes }, file ?? 'resubmit');
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(campaignWorkflowId(reference), 'resubmit', () =>
+    const outcome = await callWorkflow(campaignWorkflowId(reference), 'resubmit', () =>
       resubmitCampaign(client, reference, request),
     );
-    return printActionResult(ctx, parsed.values.json, 'resubmitted', status);
+    return printOperationOutcome(
+      ctx,
+      parsed.values.json,
+      'resubmitted',
+      campaignWorkflowId(reference),
+      outcome,
+    );
   },
 };
 
@@ -104,7 +110,7 @@ const shareHelp = `tcr campaign share REF --partner CNP: share the campaign with
 
 Options:
   --partner CNP        the upstream connectivity partner id (GET /enum/cnp), required
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const campaignShare: CliCommand = {
@@ -124,10 +130,10 @@ export const campaignShare: CliCommand = {
       'share',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(campaignWorkflowId(reference), 'shareWith', () =>
+    const outcome = await callWorkflow(campaignWorkflowId(reference), 'shareWith', () =>
       shareCampaignWith(client, reference, upstreamCnpId),
     );
-    return printActionResult(ctx, parsed.values.json, 'shared', status);
+    return printOperationOutcome(ctx, parsed.values.json, 'shared', campaignWorkflowId(reference), outcome);
   },
 };
 
@@ -138,7 +144,7 @@ For orders with requireFeeApproval: the workflow waits in awaiting-fee-approval 
 Options:
   --by NAME            who approves (default: $USER, else the login name)
   --max-fee N          refuse when the expected monthly fee is above N
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const campaignApproveFee: CliCommand = {
@@ -165,10 +171,16 @@ export const campaignApproveFee: CliCommand = {
       'approve-fee',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(campaignWorkflowId(reference), 'approveFee', () =>
+    const outcome = await callWorkflow(campaignWorkflowId(reference), 'approveFee', () =>
       approveCampaignFee(client, reference, request),
     );
-    return printActionResult(ctx, parsed.values.json, 'fee approved', status);
+    return printOperationOutcome(
+      ctx,
+      parsed.values.json,
+      'fee approved',
+      campaignWorkflowId(reference),
+      outcome,
+    );
   },
 };
 
@@ -176,7 +188,7 @@ const cancelHelp = `tcr campaign cancel REF --reason TEXT: stop managing a campa
 
 Options:
   --reason TEXT        why (required)
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const campaignCancel: CliCommand = {
@@ -196,10 +208,16 @@ export const campaignCancel: CliCommand = {
       'cancel',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(campaignWorkflowId(reference), 'cancel', () =>
+    const outcome = await callWorkflow(campaignWorkflowId(reference), 'cancel', () =>
       cancelCampaign(client, reference, reason),
     );
-    return printActionResult(ctx, parsed.values.json, 'cancelled', status);
+    return printOperationOutcome(
+      ctx,
+      parsed.values.json,
+      'cancelled',
+      campaignWorkflowId(reference),
+      outcome,
+    );
   },
 };
 
@@ -210,7 +228,7 @@ in brackets.
 
 Options:
   --key KEY            the needs-action key (required)
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const campaignAcknowledge: CliCommand = {
@@ -230,10 +248,16 @@ export const campaignAcknowledge: CliCommand = {
       'acknowledge',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(campaignWorkflowId(reference), 'acknowledge', () =>
+    const outcome = await callWorkflow(campaignWorkflowId(reference), 'acknowledge', () =>
       acknowledgeCampaignAction(client, reference, key),
     );
-    return printActionResult(ctx, parsed.values.json, 'acknowledged', status);
+    return printOperationOutcome(
+      ctx,
+      parsed.values.json,
+      'acknowledged',
+      campaignWorkflowId(reference),
+      outcome,
+    );
   },
 };
 

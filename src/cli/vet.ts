@@ -5,7 +5,7 @@ import { brandWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import { referenceOf, validate } from './input.js';
-import { help, printActionResult } from './output.js';
+import { help, printOperationOutcome } from './output.js';
 import { callWorkflow } from './temporal-calls.js';
 
 const orderHelp = `tcr vet order REF --evp EVP --class STANDARD|ENHANCED|POLITICAL: order an external vet for a brand
@@ -16,7 +16,7 @@ and waits up to 48 hours for its result (ACTIVE, FAILED or EXPIRED); 'tcr status
 Options:
   --evp EVP            the vetting provider id (GET /enum/evp), required
   --class CLASS        STANDARD, ENHANCED or POLITICAL, required
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const vetOrder: CliCommand = {
@@ -39,10 +39,10 @@ export const vetOrder: CliCommand = {
       'vet order',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(brandWorkflowId(reference), 'orderVet', () =>
+    const outcome = await callWorkflow(brandWorkflowId(reference), 'orderVet', () =>
       orderVet(client, reference, request),
     );
-    return printActionResult(ctx, parsed.values.json, 'vet ordered', status);
+    return printOperationOutcome(ctx, parsed.values.json, 'vet ordered', brandWorkflowId(reference), outcome);
   },
 };
 
@@ -52,7 +52,7 @@ Options:
   --evp EVP            the vetting provider id, required
   --vetting-id ID      the provider's vetting id, required
   --token T            the vetting token, when the provider issued one
-  --json               print the resulting status as JSON
+  --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
 export const vetImport: CliCommand = {
@@ -76,10 +76,16 @@ export const vetImport: CliCommand = {
       'vet import',
     );
     const client = await ctx.client(parsed.values);
-    const status = await callWorkflow(brandWorkflowId(reference), 'importVet', () =>
+    const outcome = await callWorkflow(brandWorkflowId(reference), 'importVet', () =>
       importVet(client, reference, request),
     );
-    return printActionResult(ctx, parsed.values.json, 'vet import requested', status);
+    return printOperationOutcome(
+      ctx,
+      parsed.values.json,
+      'vet import requested',
+      brandWorkflowId(reference),
+      outcome,
+    );
   },
 };
 

@@ -5,7 +5,8 @@
  */
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { brandWorkflow } from '../workflows/brand.js';
+import type { brandWorkflow } from '../workflows/brand/workflow.js';
+import type { BrandOperationOutcome } from '../workflows/brand-definitions.js';
 import {
   type AppealRequest,
   AppealRequestSchema,
@@ -43,8 +44,9 @@ export interface StartedBrandOrder {
 /**
  * Validates `order` (throws OrderValidationError with every field error, starting nothing) and
  * starts `brand/{reference}`. Starting the same order again returns the existing workflow: the
- * workflow id is the reference (conflict policy USE_EXISTING, reuse policy REJECT_DUPLICATE), and
- * registration is idempotent by referenceId at the registry as well.
+ * workflow id is the reference (conflict policy USE_EXISTING). A workflow that failed or was
+ * terminated can be ordered again (reuse policy ALLOW_DUPLICATE_FAILED_ONLY); registration is
+ * idempotent by referenceId at the registry, so the new run adopts the brand without a second fee.
  */
 export async function startBrandOrder(
   client: Client,
@@ -66,7 +68,10 @@ export async function startBrandOrder(
         },
       ],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // A brand whose workflow failed or was terminated can be ordered again: the new run finds the
+      // registry's brand by referenceId and adopts it (no second registration). A completed one
+      // (deleted, cancelled) stays closed: its handle is returned.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       typedSearchAttributes: new TypedSearchAttributes([
         { key: BrandReferenceKey, value: parsed.reference },
         { key: AccountKey, value: parsed.account },
@@ -93,18 +98,18 @@ export async function correctBrand(
   client: Client,
   reference: string,
   request: CorrectBrandRequest,
-): Promise<BrandStatus> {
+): Promise<BrandOperationOutcome> {
   const valid = parseRequest('correctBrand request', CorrectBrandRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(correctBrandUpdate, { args: [valid] });
 }
-export function revetBrand(client: Client, reference: string): Promise<BrandStatus> {
+export function revetBrand(client: Client, reference: string): Promise<BrandOperationOutcome> {
   return brandHandle(client, reference).executeUpdate(revetUpdate);
 }
 export async function appealBrand(
   client: Client,
   reference: string,
   request: AppealRequest,
-): Promise<BrandStatus> {
+): Promise<BrandOperationOutcome> {
   const valid = parseRequest('appeal', AppealRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [valid] });
 }
@@ -112,7 +117,7 @@ export async function orderVet(
   client: Client,
   reference: string,
   request: OrderVetRequest,
-): Promise<BrandStatus> {
+): Promise<BrandOperationOutcome> {
   const valid = parseRequest('vet order', OrderVetRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [valid] });
 }
@@ -120,11 +125,15 @@ export async function importVet(
   client: Client,
   reference: string,
   request: ImportVetRequest,
-): Promise<BrandStatus> {
+): Promise<BrandOperationOutcome> {
   const valid = parseRequest('vet import', ImportVetRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(importVetUpdate, { args: [valid] });
 }
-export async function cancelBrand(client: Client, reference: string, reason: string): Promise<BrandStatus> {
+export async function cancelBrand(
+  client: Client,
+  reference: string,
+  reason: string,
+): Promise<BrandOperationOutcome> {
   const valid = parseRequest('cancel request', CancelRequestSchema, { reason });
   return brandHandle(client, reference).executeUpdate(cancelUpdate, { args: [valid] });
 }

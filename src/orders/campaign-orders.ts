@@ -7,7 +7,8 @@ import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle 
 import { TypedSearchAttributes } from '@temporalio/common';
 import { z } from 'zod';
 import { ReferenceIdSchema } from '../registry/schemas.js';
-import type { campaignWorkflow } from '../workflows/campaign.js';
+import type { campaignWorkflow } from '../workflows/campaign/workflow.js';
+import type { CampaignOperationOutcome } from '../workflows/campaign-definitions.js';
 import {
   AcknowledgeRequestSchema,
   type ApproveFeeRequest,
@@ -91,15 +92,20 @@ export type CampaignWorkflowHandle = WorkflowHandle<typeof campaignWorkflow>;
 export interface StartedCampaignOrder {
   handle: CampaignWorkflowHandle;
   order: CampaignOrder;
-  /** False when a closed workflow for this reference exists (REJECT_DUPLICATE: nothing started). A running one is returned with true (USE_EXISTING; the server does not say which). */
+  /**
+   * False when a closed workflow for this reference exists that may not run again (it completed:
+   * nothing started). A running one is returned with true (USE_EXISTING; the server does not say which).
+   */
   started: boolean;
 }
 
 /**
  * Validates `order` (throws CampaignOrderValidationError naming every bad field, starting nothing)
  * and starts `campaign/{reference}`. Starting the same order again returns the running workflow
- * (conflict policy USE_EXISTING); a closed one is not started again (REJECT_DUPLICATE), and the
- * registry's lookup by referenceId stands behind both, so an order is never created or billed twice.
+ * (conflict policy USE_EXISTING). A workflow that failed or was terminated can be ordered again
+ * (reuse policy ALLOW_DUPLICATE_FAILED_ONLY): the new run finds the registry's campaign by
+ * referenceId and adopts it, so an order is never created or billed twice. A completed one
+ * (expired, cancelled, deactivated) stays closed: its handle is returned.
  */
 export async function startCampaignOrder(
   client: Client,
@@ -124,7 +130,7 @@ export async function startCampaignOrder(
         },
       ],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       typedSearchAttributes: new TypedSearchAttributes([
         { key: BrandReferenceKey, value: parsed.brandReference },
         { key: AccountKey, value: parsed.account },
@@ -151,7 +157,7 @@ export async function approveCampaignFee(
   client: Client,
   reference: string,
   request: ApproveFeeRequest,
-): Promise<CampaignStatus> {
+): Promise<CampaignOperationOutcome> {
   const valid = parseRequest('approveFee request', ApproveFeeRequestSchema, request);
   return campaignHandle(client, reference).executeUpdate(approveFeeUpdate, { args: [valid] });
 }
@@ -159,7 +165,7 @@ export async function resubmitCampaign(
   client: Client,
   reference: string,
   request: ResubmitRequest,
-): Promise<CampaignStatus> {
+): Promise<CampaignOperationOutcome> {
   const valid = parseRequest('resubmit request', ResubmitRequestSchema, request);
   return campaignHandle(client, reference).executeUpdate(resubmitUpdate, { args: [valid] });
 }
@@ -167,7 +173,7 @@ export async function shareCampaignWith(
   client: Client,
   reference: string,
   upstreamCnpId: string,
-): Promise<CampaignStatus> {
+): Promise<CampaignOperationOutcome> {
   const valid = parseRequest('shareWith request', ShareWithRequestSchema, { upstreamCnpId });
   return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [valid] });
 }
@@ -175,7 +181,7 @@ export async function cancelCampaign(
   client: Client,
   reference: string,
   reason: string,
-): Promise<CampaignStatus> {
+): Promise<CampaignOperationOutcome> {
   const valid = parseRequest('cancel request', CampaignCancelRequestSchema, { reason });
   return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [valid] });
 }
@@ -183,7 +189,7 @@ export async function acknowledgeCampaignAction(
   client: Client,
   reference: string,
   key: string,
-): Promise<CampaignStatus> {
+): Promise<CampaignOperationOutcome> {
   const valid = parseRequest('acknowledge request', AcknowledgeRequestSchema, { key });
   return campaignHandle(client, reference).executeUpdate(acknowledgeUpdate, { args: [valid] });
 }
@@ -215,7 +221,7 @@ export async function waitForCampaignPhase(
       // Not started yet, or between runs of a continue-as-new: try again.
     }
     if (last && wanted.includes(last.phase)) return last;
-    if (last && (last.phase === 'expired' || last.phase === 'cancelled'))
+    if (last && (last.phase === 'expired' || last.phase === 'cancelled') && !wanted.includes(last.phase))
       throw new Error(
         `campaign ${reference} ended in phase ${last.phase} while waiting for ${wanted.join(' | ')}`,
       );
@@ -227,4 +233,5 @@ export async function waitForCampaignPhase(
   }
 }
 
+export type { CampaignOperationOutcome } from '../workflows/campaign-definitions.js';
 export type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../workflows/campaign-types.js';

@@ -10,13 +10,22 @@ import type {
   ResubmitRequest,
   ShareWithRequest,
 } from './campaign-messages.js';
-import type { CampaignStatus } from './campaign-types.js';
+import type { CampaignPhase, CampaignStatus } from './campaign-types.js';
+import type { OperationOutcome } from './entity/operations.js';
 
-export const approveFeeUpdate = defineUpdate<CampaignStatus, [ApproveFeeRequest]>('approveFee');
-export const resubmitUpdate = defineUpdate<CampaignStatus, [ResubmitRequest]>('resubmit');
-export const shareWithUpdate = defineUpdate<CampaignStatus, [ShareWithRequest]>('shareWith');
-export const cancelCampaignUpdate = defineUpdate<CampaignStatus, [CampaignCancelRequest]>('cancel');
+/**
+ * What every campaign update returns: the operation's outcome and the phase after it (small, so each
+ * operator action adds little to history). The full status, audit trail included, is the `status` query.
+ */
+export type CampaignOperationOutcome = OperationOutcome<CampaignPhase>;
+
+/** Returns once the billed creation has run: `ids.campaignId` when created. */
+export const approveFeeUpdate = defineUpdate<CampaignOperationOutcome, [ApproveFeeRequest]>('approveFee');
+/** Before creation: returns once the checks ran again (and the creation, when they pass). */
+export const resubmitUpdate = defineUpdate<CampaignOperationOutcome, [ResubmitRequest]>('resubmit');
+export const shareWithUpdate = defineUpdate<CampaignOperationOutcome, [ShareWithRequest]>('shareWith');
+export const cancelCampaignUpdate = defineUpdate<CampaignOperationOutcome, [CampaignCancelRequest]>('cancel');
 /** Clears a needs-action entry that needs no registry call (a suspension or nudge the operator has handled). */
-export const acknowledgeUpdate = defineUpdate<CampaignStatus, [AcknowledgeRequest]>('acknowledge');
+export const acknowledgeUpdate = defineUpdate<CampaignOperationOutcome, [AcknowledgeRequest]>('acknowledge');
 
 export const campaignStatusQuery = defineQuery<CampaignStatus>('status');

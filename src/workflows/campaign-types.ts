@@ -2,10 +2,10 @@
  * Types of the campaign workflow: input, phases, status (the `status` query), carried state.
  * Order systems import these (type-only) through src/orders/campaign-orders.ts.
  */
-import type { CampaignSnapshot, MnoMetadataRecord } from '../activities/campaign-types.js';
 import type { CampaignCreation } from '../registry/schemas.js';
-import type { AuditTrail } from './entity/audit.js';
 import type { OperatorAction, WaitingFor } from './brand-types.js';
+import type { CampaignState } from './campaign/state.js';
+import type { AuditTrail } from './entity/audit.js';
 import type { BackoffSchedule } from './entity/wait.js';
 
 export type CampaignPhase =
@@ -29,7 +29,7 @@ export type CampaignPhase =
   | 'awaiting-dca'
   /** Accepted by all DCAs: may run on MNO networks. */
   | 'running'
-  /** A political campaign whose brand's political vet expired: deactivated by the registry. */
+  /** A political campaign whose brand's political vet expired: deactivated by the registry. Final once the registry no longer reports it ACTIVE. */
   | 'deactivated'
   /** The registry reports the campaign EXPIRED. Final. */
   | 'expired'
@@ -111,6 +111,8 @@ export interface CampaignStatus {
   cancelReason?: string;
   /** Webhook deliveries handled, and duplicates ignored (same deliveryId). */
   deliveries: { received: number; duplicates: number };
+  /** Operator operations queued behind the one running (oldest first). */
+  pendingOperations: string[];
   /** Runs of this workflow id (1 + continue-as-new count). */
   runs: number;
   audit: AuditTrail;
@@ -144,26 +146,14 @@ export interface CampaignWorkflowInput {
   requireFeeApproval?: boolean;
   campaign: CampaignContent;
   options?: CampaignWorkflowOptions;
-  /** Set by continue-as-new only. */
-  carried?: CampaignCarriedState;
-}
-
-export interface CampaignCarriedState {
-  status: CampaignStatus;
-  campaign: CampaignContent;
-  deliveries: string[];
-  claimedParked: boolean;
-  feeApproved: boolean;
-  snapshot?: CampaignSnapshot;
-  metadata?: Record<string, MnoMetadataRecord>;
-  decisionDeadline?: number;
-  brandDeadline?: number;
-  /** A CAMPAIGN_DCA_COMPLETE event was received (a hint; reads confirm the share is ACCEPTED). */
-  dcaEventSeen: boolean;
+  /** Set by continue-as-new only: the workflow's whole state (./campaign/state.ts). */
+  carried?: CampaignState;
 }
 
 export interface CampaignResult {
   phase: CampaignPhase;
   campaignId?: string;
+  /** True when the registry holds a campaign created for this reference (its fee is charged). */
+  billed: boolean;
   status: CampaignStatus;
 }

@@ -202,8 +202,9 @@ describe('brand onboarding', () => {
 
       const corrected = await correctBrand(env.client, reference, { patch: { street: '2 Main St' } });
       expect(corrected.phase).toBe('needs-correction');
-      const after = await revetBrand(env.client, reference);
-      expect(after.phase).toBe('ready');
+      const revetted = await revetBrand(env.client, reference);
+      expect(revetted).toMatchObject({ operation: 'revet', outcome: 'done', phase: 'ready' });
+      const after = await getBrandStatus(env.client, reference);
       expect(after.needsAction).toEqual([]);
       expect(after.audit.entries.filter((e) => e.cause === 'operator').map((e) => e.event)).toEqual(
         expect.arrayContaining(['brand-updated', 'revet']),
@@ -251,8 +252,8 @@ describe('brand onboarding', () => {
         attachmentUuids: ['att-1'],
         explanation: 'The EIN is correct; see the IRS letter attached.',
       });
-      expect(appealed.phase).toBe('appeal-pending');
-      expect(appealed.needsAction).toEqual([]);
+      expect(appealed).toMatchObject({ outcome: 'done', phase: 'appeal-pending' });
+      expect((await getBrandStatus(env.client, reference)).needsAction).toEqual([]);
       expect(fake.appeals).toHaveLength(1);
       fake.setIdentity(stuck.brandId!, 'VERIFIED');
       await handle.signal(
@@ -307,7 +308,8 @@ describe('brand onboarding', () => {
 
       // group 3: once, then refused within 3 months
       const first = await correctBrand(env.client, reference, { patch: { displayName: 'Acme Two' } });
-      expect(first.lastGroup3UpdateAt).toBeDefined();
+      expect(first.outcome).toBe('done');
+      expect((await getBrandStatus(env.client, reference)).lastGroup3UpdateAt).toMatch(/^\d{4}-/);
       await refused(
         correctBrand(env.client, reference, { patch: { vertical: 'TECHNOLOGY' } }),
         /group 3 .* next update allowed from/,
@@ -330,7 +332,7 @@ describe('brand onboarding', () => {
       // three months later group 3 may change again
       await env.sleep('92 days');
       const later = await correctBrand(env.client, reference, { patch: { vertical: 'TECHNOLOGY' } });
-      expect(later.audit.entries.at(-1)?.event).not.toBe('registry-refused');
+      expect(later.outcome).toBe('done');
       expect(fake.callCount('updateBrand')).toBe(2);
     });
   });
@@ -347,12 +349,9 @@ describe('brand onboarding', () => {
       track(handle);
       const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
       fake.activeCampaigns.set(ready.brandId!, 2);
-      const error = await correctBrand(env.client, reference, { patch: { companyName: 'Other' } }).catch(
-        (e: unknown) => e,
-      );
-      expect(String((error as Error & { cause?: Error }).cause?.message)).toMatch(
-        /no active campaigns \(it has 2\)/,
-      );
+      const outcome = await correctBrand(env.client, reference, { patch: { companyName: 'Other' } });
+      expect(outcome).toMatchObject({ outcome: 'refused', phase: 'ready' });
+      expect(outcome.detail).toMatch(/no active campaigns \(it has 2\)/);
       expect(fake.callCount('updateBrand')).toBe(0);
     });
   });
@@ -379,22 +378,9 @@ describe('brand onboarding', () => {
     });
   });
 
-  it('a registry timeout after commit registers exactly one brand', async () => {
-    const fake = new FakeRegistry();
-    fake.timeoutAfterCommit('registerBrand');
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      await waitForStatus(handle, (s) => s.phase === 'ready');
-      expect(fake.callCount('registerBrand')).toBe(2);
-      expect(fake.brands.size).toBe(1);
-    });
-  });
+  // "A registry timeout after commit registers exactly one brand" is tested where it can fail: with the
+  // real activity and client against the simulator (brand-simulator.test.ts), not against this fake,
+  // which implements the activity's look-up-before-create itself.
 
   it('a 429 storm is back-pressure: retried after the registry delay, never a failure', async () => {
     const fake = new FakeRegistry();
@@ -408,6 +394,9 @@ describe('brand onboarding', () => {
         { taskQueue },
       );
       track(handle);
+      await waitForStatus(handle, (s) => s.phase === 'ready');
+      // A webhook wakes a read, which meets the storm too.
+      await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
       const ready = await waitForStatus(
         handle,
         (s) => s.phase === 'ready' && fake.callCount('getBrand') >= 5,

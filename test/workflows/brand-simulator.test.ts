@@ -6,7 +6,13 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appealBrand, correctBrand, orderVet, startBrandOrder } from '../../src/orders/index.js';
+import {
+  appealBrand,
+  correctBrand,
+  getBrandStatus,
+  orderVet,
+  startBrandOrder,
+} from '../../src/orders/index.js';
 import type { BrandStatus } from '../../src/workflows/brand-types.js';
 import { parkedEventsByReferenceWorkflowId } from '../../src/workflows/ids.js';
 import {
@@ -131,11 +137,12 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
       const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
       expect(stuck.identityStatus).toBe('UNVERIFIED');
       expect(stuck.needsAction.map((a) => a.key)).toContain('identity');
-      const after = await correctBrand(env.client, reference, {
+      const corrected = await correctBrand(env.client, reference, {
         patch: { companyName: 'Acme Widgets Inc' },
         revet: true,
       });
-      expect(after.phase).toBe('ready');
+      expect(corrected).toMatchObject({ outcome: 'done', phase: 'ready' });
+      const after = await getBrandStatus(env.client, reference);
       expect(after.identityStatus).toBe('VERIFIED');
       expect(after.needsAction).toEqual([]);
       const record = (await harness.api('GET', `/brand/${stuck.brandId}`)).body as { companyName: string };
@@ -180,7 +187,11 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
       );
       track(handle);
       const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-      const ordered = await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      const ordered = await waitForStatus(
+        handle,
+        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
+      );
       const vet = ordered.vets[0];
       expect(vet?.state).toBe('pending');
       expect(vet?.vettingId).toBeDefined();
@@ -308,7 +319,11 @@ describe('webhooks through the real ingress (time skipping)', () => {
         );
         track(handle);
         const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-        const ordered = await orderVet(env.client, reference, { evpId: 'WMC', vettingClass: 'STANDARD' });
+        await orderVet(env.client, reference, { evpId: 'WMC', vettingClass: 'STANDARD' });
+        const ordered = await waitForStatus(
+          handle,
+          (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
+        );
         const vettingId = ordered.vets[0]!.vettingId!;
         await hooked.control.decideVet(vettingId, { outcome: 'ACTIVE', score: 79 }, ready.brandId);
         const scored = await hooked.control.waitForDelivery(

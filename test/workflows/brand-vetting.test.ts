@@ -36,7 +36,11 @@ describe('external vetting', () => {
       );
       track(handle);
       const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-      const ordered = await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      const ordered = await waitForStatus(
+        handle,
+        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
+      );
       const vet = ordered.vets[0]!;
       expect(vet.state).toBe('pending');
       expect(vet.vettingId).toBeDefined();
@@ -100,7 +104,11 @@ describe('external vetting', () => {
       );
       track(handle);
       const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-      const ordered = await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      const ordered = await waitForStatus(
+        handle,
+        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
+      );
       fake.decideVet(ready.brandId!, ordered.vets[0]!.vettingId!, {
         status: 'FAILED',
         reasons: ['EIN mismatch'],
@@ -124,7 +132,11 @@ describe('external vetting', () => {
       );
       track(handle);
       const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-      const ordered = await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
+      const ordered = await waitForStatus(
+        handle,
+        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
+      );
       fake.decideVet(ready.brandId!, ordered.vets[0]!.vettingId!, { status: 'ACTIVE', score: 30 });
       await handle.signal(registryEventSignal, delivery({ eventType: 'EVP_REPORT_SCORE', evpId: 'AEGIS' }));
       const status = await waitForStatus(
@@ -170,7 +182,11 @@ describe('external vetting', () => {
       );
       track(other.handle);
       const pacReady = await waitForStatus(other.handle, (s) => s.phase === 'ready');
-      const ordered = await orderVet(env.client, pac, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
+      await orderVet(env.client, pac, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
+      const ordered = await waitForStatus(
+        other.handle,
+        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
+      );
       fake.decideVet(pacReady.brandId!, ordered.vets[0]!.vettingId!, { status: 'ACTIVE', score: 90 });
       await other.handle.signal(
         registryEventSignal,

@@ -4,7 +4,12 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderVet, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import {
+  getBrandStatus,
+  orderVet,
+  startBrandOrder,
+  waitForBrandPhase,
+} from '../../src/orders/brand-client.js';
 import {
   getCampaignStatus,
   startCampaignOrder,
@@ -152,7 +157,13 @@ describe('political campaigns', () => {
     handles.push(brand.handle);
     await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
     const ordered = await orderVet(env.client, brandReference, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
-    const vettingId = ordered.vets[0]?.vettingId;
+    expect(ordered.outcome).toBe('done');
+    // The vet workflow orders it at the registry: its vettingId shows in the brand's status.
+    let vettingId: string | undefined;
+    for (let i = 0; i < 100 && !vettingId; i++) {
+      vettingId = (await getBrandStatus(env.client, brandReference)).vets[0]?.vettingId;
+      if (!vettingId) await new Promise((r) => setTimeout(r, 100));
+    }
     expect(vettingId).toEqual(expect.any(String));
     await bench.control.decideVet(vettingId!, { outcome: 'ACTIVE', score: 80 });
 

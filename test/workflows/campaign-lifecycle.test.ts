@@ -197,8 +197,9 @@ describe('campaign lifecycle', () => {
     const after = await resubmitCampaign(env.client, reference, {
       changes: { sample2: 'Acme: payment received. Reply STOP to opt out.' },
     });
-    expect(after.created).toBe(true);
-    expect(await fees(after.campaignId)).toHaveLength(1);
+    expect(after).toMatchObject({ outcome: 'done', ids: { campaignId: expect.any(String) } });
+    expect((await getCampaignStatus(env.client, reference)).created).toBe(true);
+    expect(await fees(after.ids!.campaignId)).toHaveLength(1);
   });
 
   it('decline then resubmit to the same partner; changes and cancel are refused while the share is PENDING', async () => {
@@ -223,8 +224,11 @@ describe('campaign lifecycle', () => {
     const resubmitted = await resubmitCampaign(env.client, reference, {
       changes: { description: 'Account balance reminders; samples updated to match' },
     });
-    expect(resubmitted.phase).toBe('share-pending');
-    expect(resubmitted.sharing).toMatchObject({ upstreamCnpId: 'CSPUPSTREAM', sharingStatus: 'PENDING' });
+    expect(resubmitted).toMatchObject({ outcome: 'done', phase: 'share-pending' });
+    expect((await getCampaignStatus(env.client, reference)).sharing).toMatchObject({
+      upstreamCnpId: 'CSPUPSTREAM',
+      sharingStatus: 'PENDING',
+    });
     const record = await bench.registry.getCampaign(campaignId);
     expect(record.description).toBe('Account balance reminders; samples updated to match');
 
@@ -249,9 +253,10 @@ describe('campaign lifecycle', () => {
     // The same partner needs a change first.
     expect(await refusedUpdate(shareCampaignWith(env.client, reference, 'CSPRELAY'))).toMatch(/declined/);
     const shared = await shareCampaignWith(env.client, reference, 'SINCH');
-    expect(shared.phase).toBe('share-pending');
-    expect(shared.upstreamCnpId).toBe('SINCH');
-    expect(shared.shareHistory.map((s) => [s.upstreamCnpId, s.sharingStatus])).toEqual([
+    expect(shared).toMatchObject({ outcome: 'done', phase: 'share-pending' });
+    const afterShare = await getCampaignStatus(env.client, reference);
+    expect(afterShare.upstreamCnpId).toBe('SINCH');
+    expect(afterShare.shareHistory.map((s) => [s.upstreamCnpId, s.sharingStatus])).toEqual([
       ['CSPRELAY', 'DECLINED'],
       ['SINCH', 'PENDING'],
     ]);
@@ -317,9 +322,11 @@ describe('campaign lifecycle', () => {
       ),
     ).toMatch(/maxMonthlyFee/);
     const approved = await approveCampaignFee(env.client, reference, { approvedBy: 'ops@csp' });
-    expect(approved.created).toBe(true);
-    expect(approved.feeApprovedBy).toBe('ops@csp');
-    expect(await fees(approved.campaignId)).toHaveLength(1);
+    expect(approved).toMatchObject({ outcome: 'done', ids: { campaignId: expect.any(String) } });
+    const afterApproval = await getCampaignStatus(env.client, reference);
+    expect(afterApproval.created).toBe(true);
+    expect(afterApproval.feeApprovedBy).toBe('ops@csp');
+    expect(await fees(approved.ids!.campaignId)).toHaveLength(1);
   });
 
   it('suspension and nudge raise needs-action per MNO; acknowledge clears them', async () => {
@@ -359,8 +366,8 @@ describe('campaign lifecycle', () => {
     expect(polled.mno.find((m) => m.mnoId === '10017')?.operationStatus).toBe('SUSPENDED');
     await acknowledgeCampaignAction(env.client, reference, 'suspended-10017');
     const acked = await acknowledgeCampaignAction(env.client, reference, 'nudge-APPEAL_REJECTION');
-    expect(acked.needsAction).toEqual([]);
-    expect(acked.phase).toBe('running');
+    expect(acked).toMatchObject({ outcome: 'done', phase: 'running' });
+    expect((await getCampaignStatus(env.client, reference)).needsAction).toEqual([]);
   });
 
   it('expiry: found by the slow reconciliation poll (no webhook); the workflow ends', async () => {

@@ -2,16 +2,22 @@
  * The brand workflow's decisions as plain functions of state and input: no workflow API, no clock of
  * their own (`now` is passed in). The workflow applies what they return; tests call them directly.
  */
+
+import type { BrandSnapshot, VetRecord } from '../../activities/types.js';
 import { contactVerificationRequired } from '../../registry/rules.js';
 import type { EntityType } from '../../registry/schemas.js';
-import type { BrandSnapshot, VetRecord } from '../../activities/types.js';
-import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../brand-types.js';
 import type { VetProgress } from '../brand-definitions.js';
+import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../brand-types.js';
 import { MINUTE_MS } from '../entity/wait.js';
 
 /** A needs-action change: set (with its text) or clear. */
 export type ActionChange =
-  | { set: true; action: string; reason: string; registryErrors?: { description: string; fields: string[] }[] }
+  | {
+      set: true;
+      action: string;
+      reason: string;
+      registryErrors?: { description: string; fields: string[] }[];
+    }
   | { set: false };
 
 export interface PhaseDecision {
@@ -33,9 +39,17 @@ export function deriveBrandPhase(
 ): PhaseDecision {
   const clear: ActionChange = { set: false };
   if (snapshot.status !== 'ACTIVE')
-    return { phase: 'deleted', identity: clear, detail: `registry status ${snapshot.status}`, appealOver: false };
+    return {
+      phase: 'deleted',
+      identity: clear,
+      detail: `registry status ${snapshot.status}`,
+      appealOver: false,
+    };
   const entityType = (snapshot.entityType || ctx.entityType) as EntityType;
-  if (contactVerificationRequired(entityType, new Date(ctx.now)) && !snapshot.businessContactEmailVerifiedDate)
+  if (
+    contactVerificationRequired(entityType, new Date(ctx.now)) &&
+    !snapshot.businessContactEmailVerifiedDate
+  )
     return { phase: 'awaiting-contact-verification', identity: clear, appealOver: false };
   switch (snapshot.identityStatus) {
     case 'UNVERIFIED':
@@ -120,7 +134,9 @@ export function vetInProgress(vet: VetStatus): boolean {
 /** Vets the registry now reports EXPIRED among those we hold ACTIVE. */
 export function newlyExpiredVets(vets: readonly VetStatus[], records: readonly VetRecord[]): VetStatus[] {
   return vets.filter(
-    (v) => v.state === 'active' && records.some((r) => r.vettingId === v.vettingId && r.vettingStatus === 'EXPIRED'),
+    (v) =>
+      v.state === 'active' &&
+      records.some((r) => r.vettingId === v.vettingId && r.vettingStatus === 'EXPIRED'),
   );
 }
 

@@ -4,7 +4,14 @@ import type { PhaseTable } from '../entity/phases.js';
 
 export type BrandOperation = 'correctBrand' | 'revet' | 'appeal' | 'orderVet' | 'importVet' | 'cancel';
 
-const registered: readonly BrandOperation[] = ['correctBrand', 'revet', 'appeal', 'orderVet', 'importVet', 'cancel'];
+const registered: readonly BrandOperation[] = [
+  'correctBrand',
+  'revet',
+  'appeal',
+  'orderVet',
+  'importVet',
+  'cancel',
+];
 
 export const brandPhases: PhaseTable<BrandPhase, BrandOperation> = {
   registering: {

@@ -25,7 +25,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../activities/types.js';
-import { brandUpdateGroups, groupsOfPatch, nextGroup3UpdateAllowedAt } from '../../registry/brand-update-groups.js';
+import {
+  brandUpdateGroups,
+  groupsOfPatch,
+  nextGroup3UpdateAllowedAt,
+} from '../../registry/brand-update-groups.js';
 import type { BrandUpdate } from '../../registry/schemas.js';
 import {
   appealUpdate,
@@ -64,14 +68,19 @@ import {
   registryEventSignal,
   watchBrandReadinessSignal,
 } from '../signals.js';
-import { DEFAULT_VET_GRACE_MS, DEFAULT_VET_RESULT_WINDOW_MS, type VetRequest, vetWorkflow } from '../vet/workflow.js';
+import {
+  DEFAULT_VET_GRACE_MS,
+  DEFAULT_VET_RESULT_WINDOW_MS,
+  type VetRequest,
+  vetWorkflow,
+} from '../vet/workflow.js';
 import {
   type ActionChange,
   deriveBrandPhase,
   eventConcernsVet,
   hasPoliticalAccessByTaxStatus,
-  newlyExpiredVets,
   NOT_FOUND_CONFIRM_MS,
+  newlyExpiredVets,
   notFoundVerdict,
   vetAction,
   vetInProgress,
@@ -152,7 +161,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   const claimParked = async (parkedWorkflowId: string) => {
     try {
-      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, { ownerWorkflowId: self });
+      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
+        ownerWorkflowId: self,
+      });
       audit('start', 'claimed-parked-events', parkedWorkflowId);
     } catch (error) {
       if (isCancellation(error)) throw error;
@@ -212,7 +223,11 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     const verdict = notFoundVerdict({ first404At: state.first404At, now, list });
     if (verdict === 'deleted') {
       status.brandStatus = 'NOT_FOUND';
-      setPhase('deleted', cause, 'the registry no longer knows the brand: 404 twice, and absent from its list');
+      setPhase(
+        'deleted',
+        cause,
+        'the registry no longer knows the brand: 404 twice, and absent from its list',
+      );
     } else if (verdict === 'present' && listed) {
       delete state.first404At;
       audit(cause, 'brand-found-by-reference', `${brandId} → ${listed.brandId}`);
@@ -225,7 +240,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   const checkVetExpiry = async (cause: AuditCause): Promise<void> => {
     if (!status.vets.some((v) => v.state === 'active')) return;
-    const read = await guarded.call('read vets', () => reads.listExternalVets({ account, brandId: status.brandId! }));
+    const read = await guarded.call('read vets', () =>
+      reads.listExternalVets({ account, brandId: status.brandId! }),
+    );
     if (!read.ok) return;
     for (const vet of newlyExpiredVets(status.vets, read.value)) {
       audit(cause, 'vet', `#${vet.seq} expired`, vet.state, 'expired');
@@ -241,7 +258,11 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     }
   };
 
-  const startVet = async (request: VetRequest, cause: AuditCause, followUpOf?: number): Promise<VetStatus> => {
+  const startVet = async (
+    request: VetRequest,
+    cause: AuditCause,
+    followUpOf?: number,
+  ): Promise<VetStatus> => {
     const seq = ++state.vetSeq;
     const workflowId = vetWorkflowId(input.reference, request.evpId, seq);
     const resultWindowMs = opts.vetResultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS;
@@ -253,11 +274,17 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       evpId: request.evpId,
       state: 'ordering',
       deadline: new Date(Date.now() + resultWindowMs + graceMs).toISOString(),
-      ...(request.mode === 'order' ? { vettingClass: request.vettingClass } : { vettingId: request.vettingId }),
+      ...(request.mode === 'order'
+        ? { vettingClass: request.vettingClass }
+        : { vettingId: request.vettingId }),
       ...(followUpOf !== undefined ? { followUpOf } : {}),
     };
     status.vets.push(vet);
-    audit(cause, request.mode === 'order' ? 'vet-ordered' : 'vet-imported', `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim());
+    audit(
+      cause,
+      request.mode === 'order' ? 'vet-ordered' : 'vet-imported',
+      `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim(),
+    );
     await startChild(vetWorkflow, {
       workflowId,
       // The vet outlives a continue-as-new of the brand and reports by workflow id.
@@ -322,7 +349,11 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   const correct = async (patch: BrandUpdate, revetAfter: boolean): Promise<OperationResult> => {
     if (status.phase === 'registration-rejected' || status.phase === 'registering') {
-      state.registration = { ...state.registration!, ...patch, referenceId: input.reference } as typeof state.registration & {};
+      state.registration = {
+        ...state.registration!,
+        ...patch,
+        referenceId: input.reference,
+      } as typeof state.registration & {};
       audit('operator', 'registration-corrected', Object.keys(patch).join(', '));
       books.clearAction('registration');
       setPhase('registering', 'operator');
@@ -342,7 +373,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
           detail: `group 1 fields may change only while the brand has no active campaigns (it has ${active.value})`,
         };
     }
-    const call = await guarded.call('update brand', () => writes.updateBrand({ account, brandId: status.brandId!, patch }));
+    const call = await guarded.call('update brand', () =>
+      writes.updateBrand({ account, brandId: status.brandId!, patch }),
+    );
     if (!call.ok) return refusedBy('update', call);
     audit('operator', 'brand-updated', `${Object.keys(patch).join(', ')} (groups ${groups.join(', ')})`);
     if (groups.includes(3)) status.lastGroup3UpdateAt = new Date(Date.now()).toISOString();
@@ -379,7 +412,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         return revet();
       case 'appeal': {
         const appeal = checkAppealRequest(op.request);
-        const call = await guarded.call('appeal', () => writes.appealBrand({ account, brandId: status.brandId!, appeal }));
+        const call = await guarded.call('appeal', () =>
+          writes.appealBrand({ account, brandId: status.brandId!, appeal }),
+        );
         if (!call.ok) return refusedBy('appeal', call);
         state.appealPending = status.identityStatus === 'UNVERIFIED';
         audit('operator', 'appealed', appeal.appealCategories.join(', '));
@@ -388,7 +423,10 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       }
       case 'orderVet': {
         const order = checkOrderVetRequest(op.request);
-        const vet = await startVet({ mode: 'order', evpId: order.evpId, vettingClass: order.vettingClass }, 'operator');
+        const vet = await startVet(
+          { mode: 'order', evpId: order.evpId, vettingClass: order.vettingClass },
+          'operator',
+        );
         return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
       }
       case 'importVet': {
@@ -417,7 +455,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   // -------------------------------------------------------------------------------------------
 
   const submit = async (kind: BrandOperation, request: unknown): Promise<OperationOutcome<BrandPhase>> =>
-    (await queue.awaitOutcome(queue.enqueue(kind, request, { first: kind === 'cancel' }))) as OperationOutcome<BrandPhase>;
+    (await queue.awaitOutcome(
+      queue.enqueue(kind, request, { first: kind === 'cancel' }),
+    )) as OperationOutcome<BrandPhase>;
   const allowed = (kind: BrandOperation) => refuseUnlessAllowed(brandPhases, status.phase, kind);
 
   setHandler(brandStatusQuery, (): BrandStatus => ({ ...status, pendingOperations: queue.pendingKinds() }));
@@ -469,7 +509,10 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     validator: (request) => {
       allowed('orderVet');
       const parsed = checkOrderVetRequest(request);
-      if (parsed.vettingClass === 'POLITICAL' && hasPoliticalAccessByTaxStatus(status.entityType, status.optionalAttributes))
+      if (
+        parsed.vettingClass === 'POLITICAL' &&
+        hasPoliticalAccessByTaxStatus(status.entityType, status.optionalAttributes)
+      )
         throw new Error(
           `vettingClass: a NON_PROFIT with tax-exempt status ${String(status.optionalAttributes.taxExemptStatus)} already has Political access and may not request a Political vet`,
         );
@@ -493,7 +536,10 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   setHandler(watchBrandReadinessSignal, ({ watcherWorkflowId }) => {
     if (status.phase === 'ready') notifyWatchers([watcherWorkflowId]);
-    else if (!state.readinessWatchers.includes(watcherWorkflowId) && state.readinessWatchers.length < WATCHERS_LIMIT)
+    else if (
+      !state.readinessWatchers.includes(watcherWorkflowId) &&
+      state.readinessWatchers.length < WATCHERS_LIMIT
+    )
       state.readinessWatchers.push(watcherWorkflowId);
   });
 
@@ -511,7 +557,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   setHandler(vetProgressSignal, (progress) => {
     const vet = status.vets.find((v) => v.seq === progress.seq);
-    if (!vet || vet.state === progress.state && progress.vettingId === vet.vettingId) return;
+    if (!vet || (vet.state === progress.state && progress.vettingId === vet.vettingId)) return;
     if (vet.state !== progress.state)
       audit(progress.cause, 'vet', `#${vet.seq} ${progress.detail ?? ''}`.trim(), vet.state, progress.state);
     vet.state = progress.state;
@@ -562,7 +608,11 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       },
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH,
       continueAsNew: () => {
-        audit('timer', 'continue-as-new', `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`);
+        audit(
+          'timer',
+          'continue-as-new',
+          `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`,
+        );
         state.deliveries = dedupe.toJSON();
         return continueAsNew<typeof brandWorkflow>({ ...input, carried: state });
       },

@@ -2,24 +2,28 @@
  * campaignWorkflow: one campaign's whole life at the registry, id `campaign/{reference}`.
  *
  * awaiting-brand (brand workflow 'ready', confirmed by GET /brand) → checking (campaign builder, use
- * case, sub-use-case count, per-MNO qualification; nothing billed) → [awaiting-fee-approval] →
- * creating (POST /campaignBuilder, billed once: idempotent by referenceId) → sharing → share-pending
- * → ACCEPTED: awaiting-dca → running; DECLINED: share-declined (operator: resubmit or shareWith).
- * Then it stays as the campaign's entity: suspensions, nudges, renewal dates, political deactivation,
- * a slow reconciliation poll, continue-as-new, and it ends when the registry reports EXPIRED, or on
- * cancel.
+ * case, sub-use-case count, per-MNO qualification; reads only, nothing billed) → refused |
+ * [awaiting-fee-approval] → creating (POST /campaignBuilder, billed once: the registry is searched by
+ * referenceId first, so a re-order or a restart adopts) → sharing → share-pending → ACCEPTED:
+ * awaiting-dca → running; DECLINED: share-declined (operator: resubmit or shareWith). Then it stays
+ * as the campaign's entity: suspensions, nudges, renewal dates, political deactivation, a slow
+ * reconciliation poll, continue-as-new; it ends `expired` when the registry reports EXPIRED,
+ * `deactivated` (political) once the registry no longer reports it ACTIVE, or `cancelled`.
  *
- * Signals wake, reads decide: events only wake the loop (and leave hints such as "DCA complete" or a
- * suspension with its MNO); the loop reads the campaign and its sharing record and derives the phase.
- * Registry calls run under a mutex so operator updates never interleave with the loop.
- * Deterministic: workflow APIs and pure modules only; activities by type.
+ * Built on the entity loop (../entity/loop.ts): handlers validate and enqueue; only the loop calls the
+ * registry, one call at a time, every call through the guard (no registry answer fails or ends the
+ * workflow: a fault raises needs-action `registry-error` and is retried; only a request refusal of the
+ * creation, or checks that say "not supported", lead to `refused`). Decisions are plain functions
+ * (./derive.ts); phases and what they allow are one table (./phases.ts); the state is one object
+ * (./state.ts).
  */
 import {
   allHandlersFinished,
+  CancellationScope,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
-  patched,
+  isCancellation,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -28,169 +32,164 @@ import type {
   BrandReadiness,
   CampaignCreatedResult,
   CampaignSnapshot,
-  MnoMetadataRecord,
   SharingSnapshot,
-} from '../activities/campaign-types.js';
-import { subUsecaseIssues } from '../registry/rules.js';
-import { type AuditCause, emptyAuditTrail } from './audit.js';
-import { campaignActivities } from './campaign-activities.js';
+} from '../../activities/campaign-types.js';
+import { subUsecaseIssues } from '../../registry/rules.js';
+import type { CampaignUpdate } from '../../registry/schemas.js';
 import {
   acknowledgeUpdate,
   approveFeeUpdate,
+  type CampaignOperationOutcome,
   campaignStatusQuery,
   cancelCampaignUpdate,
   resubmitUpdate,
   shareWithUpdate,
-} from './campaign-definitions.js';
-import { describeMnoRefusals, mnoViews } from './campaign-mno.js';
+} from '../campaign-definitions.js';
+import { describeMnoRefusals, mnoViews } from '../campaign-mno.js';
 import type {
   CampaignContent,
   CampaignPhase,
   CampaignResult,
   CampaignStatus,
   CampaignWorkflowInput,
-  CampaignWorkflowOptions,
   ShareAttempt,
-} from './campaign-types.js';
-import { terminalCampaignPhases } from './campaign-types.js';
-import { DeliveryDedupe } from './delivery-dedupe.js';
-import { EntityBookkeeping } from './entity-bookkeeping.js';
-import { brandWorkflowId, parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from './ids.js';
-import { WorkflowMutex } from './mutex.js';
-import { type RegistryRefusal, registryRefusal } from './registry-activities.js';
+} from '../campaign-types.js';
+import type { AuditCause } from '../entity/audit.js';
+import { EntityBookkeeping } from '../entity/bookkeeping.js';
+import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
+import { type OperationResult, runEntityLoop } from '../entity/loop.js';
+import { OperationQueue, type QueuedOperation } from '../entity/operations.js';
+import { guardedPhase, refuseUnlessAllowed } from '../entity/phases.js';
+import { type CallResult, GuardedRegistry } from '../entity/registry-call.js';
+import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
+import { registryStubs } from '../entity/stubs.js';
+import {
+  type BackoffSchedule,
+  DEFAULT_PENDING_POLL,
+  DEFAULT_STEADY_POLL_MS,
+  HOUR_MS,
+  type WakeCause,
+  Wakeup,
+} from '../entity/wait.js';
+import { brandWorkflowId, parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../ids.js';
 import {
   checkAcknowledgeRequest,
   checkApproveFeeRequest,
   checkCampaignCancelRequest,
   checkResubmitRequest,
   checkShareWithRequest,
-} from './request-checks.js';
-import { AccountKey, BrandReferenceKey, CampaignIdKey } from './search-attributes.js';
+} from '../request-checks.js';
+import { AccountKey, BrandReferenceKey, CampaignIdKey } from '../search-attributes.js';
 import {
   brandReadySignal,
   claimParkedEventsSignal,
   registryEventSignal,
   watchBrandReadinessSignal,
-} from './signals.js';
+} from '../signals.js';
 import {
-  backoffDelay,
-  DEFAULT_PENDING_POLL,
-  DEFAULT_STEADY_POLL_MS,
-  HOUR_MS,
-  type WakeCause,
-  Wakeup,
-  waitForWakePollOrDeadline,
-} from './wait.js';
+  type ActionChange,
+  acknowledgeable,
+  adoptExistingShare,
+  deriveDcaComplete,
+  deriveDeactivated,
+  deriveReadiness,
+  deriveSharing,
+  deriveSnapshot,
+  needsBrandWordOnExpiry,
+  politicalDeactivation,
+  suspensionAction,
+} from './derive.js';
+import { type CampaignOperation, campaignPhaseTable, preCreationPhases } from './phases.js';
+import { type CampaignState, initialCampaignState } from './state.js';
 
 export const DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 export const DEFAULT_BRAND_READY_DEADLINE_MS = 7 * 24 * HOUR_MS;
 export const DEFAULT_DECISION_DEADLINE_MS = 7 * 24 * HOUR_MS;
+const SHARE_HISTORY_LIMIT = 20;
+const NUDGES_LIMIT = 20;
 
-function resolveOptions(options: CampaignWorkflowOptions = {}) {
-  return {
-    brandPoll: options.brandPoll ?? DEFAULT_PENDING_POLL,
-    brandReadyDeadlineMs: options.brandReadyDeadlineMs ?? DEFAULT_BRAND_READY_DEADLINE_MS,
-    pendingPoll: options.pendingPoll ?? DEFAULT_PENDING_POLL,
-    decisionDeadlineMs: options.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS,
-    steadyPollMs: options.steadyPollMs ?? DEFAULT_STEADY_POLL_MS,
-    continueAsNewAt: options.continueAsNewAtHistoryLength ?? DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH,
-    auditLimit: options.auditLimit,
-    dedupeLimit: options.dedupeLimit,
-  };
-}
+/** Steps one reconciliation runs at most (each moves the campaign one phase on). */
+const MAX_STEPS = 10;
 
-const waitDescriptions: Record<CampaignPhase, string> = {
-  'awaiting-brand': 'brand workflow ready and confirmed by the registry',
-  checking: 'registry: campaign builder and use case checks',
-  refused: 'operator: resubmit with changes, or cancel',
-  'awaiting-fee-approval': 'operator: approveFee, or cancel',
-  creating: 'registry: campaign creation',
-  sharing: 'registry: share with the upstream partner',
-  'share-pending': 'upstream partner: accept or decline the share',
-  'share-declined': 'operator: resubmit with changes (same partner), or shareWith another partner',
-  'awaiting-dca': 'registry: CAMPAIGN_DCA_COMPLETE (all DCAs accepted)',
-  running: 'registry events (steady reconciliation: expiry, renewal, suspensions)',
-  deactivated: 'registry events (steady reconciliation)',
-  expired: 'nothing (final)',
-  cancelled: 'nothing (final)',
-};
+type Failed = Extract<CallResult<unknown>, { ok: false }>;
 
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignResult> {
-  const opts = resolveOptions(input.options);
-  const { reads, writes } = campaignActivities(input.account);
-  const carried = input.carried;
+  const opts = input.options ?? {};
+  const brandPoll = opts.brandPoll ?? DEFAULT_PENDING_POLL;
+  const pendingPoll = opts.pendingPoll ?? DEFAULT_PENDING_POLL;
+  const steadyPollMs = opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS;
+  const brandReadyDeadlineMs = opts.brandReadyDeadlineMs ?? DEFAULT_BRAND_READY_DEADLINE_MS;
+  const decisionDeadlineMs = opts.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
+  const { reads, writes } = registryStubs(input.account);
+  const account = input.account;
   const self = workflowInfo().workflowId;
-  let content: CampaignContent = carried?.campaign ?? input.campaign;
-  const status: CampaignStatus = carried?.status ?? {
-    workflowType: 'campaign',
-    reference: input.reference,
-    account: input.account,
-    brandReference: input.brandReference,
-    phase: 'awaiting-brand',
-    usecase: input.campaign.usecase,
-    upstreamCnpId: input.upstreamCnpId,
-    requireFeeApproval: input.requireFeeApproval ?? false,
-    created: false,
-    mno: [],
-    shareHistory: [],
-    dcaComplete: false,
-    suspensions: [],
-    nudges: [],
-    deactivated: false,
-    needsAction: [],
-    deliveries: { received: 0, duplicates: 0 },
-    runs: 0,
-    audit: emptyAuditTrail(),
-  };
-  status.runs++;
-  let snapshot: CampaignSnapshot | undefined = carried?.snapshot;
-  let metadata: Record<string, MnoMetadataRecord> | undefined = carried?.metadata;
-  let claimedParked = carried?.claimedParked ?? false;
-  let feeApproved = carried?.feeApproved ?? false;
-  let decisionDeadline = carried?.decisionDeadline;
-  let brandDeadline = carried?.brandDeadline;
-  let dcaEventSeen = carried?.dcaEventSeen ?? false;
-  /** A CAMPAIGN_EXPIRED event said the political vet expired (a hint; the read decides). */
-  let politicalExpiryEventSeen = false;
-  const dedupe = new DeliveryDedupe(carried?.deliveries, opts.dedupeLimit);
+  const state: CampaignState = input.carried ?? initialCampaignState(input);
+  if (input.carried) state.status.runs = ++state.loop.runs;
+  const status = state.status;
+  const table = campaignPhaseTable(() => status.campaignStatus);
   const wakeup = new Wakeup();
-  const mutex = new WorkflowMutex();
-  /** Bumped by a pre-creation resubmit: the checks run again with the new content. */
-  let revision = 0;
-  /** Bumped after every pre-creation pass (checks, and creation when they pass). */
-  let checkRuns = 0;
-  let pollAttempt = 0;
-
-  /** Final: expired, cancelled, or deactivated with the registry no longer reporting the campaign ACTIVE. */
-  const terminal = () =>
-    terminalCampaignPhases.includes(status.phase) ||
-    (status.phase === 'deactivated' &&
-      status.campaignStatus !== undefined &&
-      status.campaignStatus !== 'ACTIVE');
+  const queue = new OperationQueue<CampaignOperation>(state.queue, wakeup);
+  const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
   const books = new EntityBookkeeping(status, CampaignIdKey, () => status.campaignId, opts.auditLimit);
+  const guarded = new GuardedRegistry(state.faults, books);
   const audit = books.audit.bind(books);
-  const syncSearchAttributes = books.syncSearchAttributes.bind(books);
-  const hasAction = books.hasAction.bind(books);
-  const setAction = books.setAction.bind(books);
-  const clearAction = books.clearAction.bind(books);
-  const setPhase = (phase: CampaignPhase, cause: AuditCause, detail?: string) => {
+  const final = () => table[status.phase].final;
+
+  const applyAction = (key: string, change: ActionChange | undefined) => {
+    if (!change) return;
+    if (change.set) books.setAction(key, change.action, change.reason, change.registryErrors);
+    else books.clearAction(key);
+  };
+  const clearAllActions = () => {
+    for (const key of status.needsAction.map((a) => a.key)) books.clearAction(key);
+  };
+
+  const setPhase = (proposed: CampaignPhase, cause: AuditCause, detail?: string) => {
+    const phase = guardedPhase(table, status.phase, proposed);
     if (status.phase !== phase) {
       audit(cause, 'phase', detail, status.phase, phase);
       status.phase = phase;
-      pollAttempt = 0;
+      state.loop.pollAttempt = 0;
     }
-    syncSearchAttributes();
+    books.syncSearchAttributes();
   };
+
+  /**
+   * A registry read. Any failure is a fault, a 400 included (a read the registry refuses is nothing
+   * an operator fixes by changing the order): the guard raises needs-action and the loop retries.
+   */
+  const read = async <T>(site: string, fn: () => Promise<T>): Promise<CallResult<T>> => {
+    const call = await guarded.call(site, fn);
+    if (!call.ok && requestRefusalClasses.includes(call.failure.class)) guarded.fault(site, call.failure);
+    return call;
+  };
+
+  const claimParked = async (parkedWorkflowId: string) => {
+    try {
+      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
+        ownerWorkflowId: self,
+      });
+      audit('start', 'claimed-parked-events', parkedWorkflowId);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // Nothing parked under this key.
+    }
+  };
+
+  // -------------------------------------------------------------------------------------------
+  // Applying what the registry says
+  // -------------------------------------------------------------------------------------------
 
   const refuse = (
     cause: AuditCause,
     reason: string,
     details: string[],
-    registryErrors?: RegistryRefusal['errors'],
+    registryErrors?: Failed['failure']['errors'],
   ) => {
     status.refusal = { reason, details };
-    audit(cause, 'refused', [reason, ...details].join('; '));
-    setAction('refused', 'resubmit with changes, or cancel', [reason, ...details].join('; '), registryErrors);
+    const text = [reason, ...details].join('; ');
+    audit(cause, 'refused', text);
+    books.setAction('refused', 'resubmit with changes, or cancel', text, registryErrors);
     setPhase('refused', cause, reason);
   };
 
@@ -204,28 +203,31 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       ...(description !== undefined ? { description } : {}),
     });
     audit(cause, 'mno-suspended', `${name ?? 'MNO'} (${mnoId})`);
-    setAction(
-      `suspended-${mnoId}`,
-      'contact the MNO / DCA about the suspension; acknowledge when handled',
-      `${name ?? 'MNO'} (${mnoId}) suspended the campaign${description ? `: ${description}` : ''}`,
-    );
+    applyAction(`suspended-${mnoId}`, suspensionAction(mnoId, name, description));
   };
 
   const refreshMnoViews = () => {
-    if (!metadata) return;
-    status.mno = mnoViews(metadata, undefined, snapshot?.mnoOperationStatus, content.mnoIDs);
+    if (!state.metadata) return;
+    status.mno = mnoViews(state.metadata, undefined, state.snapshot?.mnoOperationStatus, state.mnoIDs);
   };
 
-  /**
-   * `politicalVetExpired`: the campaign is POLITICAL and its brand's political vet expired (brand
-   * workflow's word, an event, or an expiry before the campaign's term ended): the registry
-   * deactivated it, which it reports as EXPIRED.
-   */
   const applySnapshot = (s: CampaignSnapshot, cause: AuditCause, politicalVetExpired = false) => {
-    snapshot = s;
-    if (s.mnoMetadata && Object.keys(s.mnoMetadata).length > 0 && !metadata) metadata = s.mnoMetadata;
-    if (status.campaignStatus !== undefined && status.campaignStatus !== s.status)
-      audit(cause, 'campaign-status', undefined, status.campaignStatus, s.status);
+    state.snapshot = s;
+    if (s.mnoMetadata && Object.keys(s.mnoMetadata).length > 0 && !state.metadata)
+      state.metadata = s.mnoMetadata;
+    const previous = status.campaignStatus;
+    if (previous !== undefined && previous !== s.status)
+      audit(cause, 'campaign-status', undefined, previous, s.status);
+    const decision = deriveSnapshot(
+      {
+        phase: status.phase,
+        campaignStatus: previous,
+        deactivated: status.deactivated,
+        knownSuspensions: status.suspensions.map((x) => x.mnoId),
+      },
+      s,
+      politicalVetExpired,
+    );
     status.campaignStatus = s.status;
     if (s.autoRenewal !== null && s.autoRenewal !== undefined) status.autoRenewal = s.autoRenewal;
     if (s.nextRenewalOrExpirationDate) {
@@ -246,139 +248,66 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     else delete status.expirationDate;
     if (s.monthlyFee !== null && s.monthlyFee !== undefined) status.monthlyFee = s.monthlyFee;
     refreshMnoViews();
-    for (const [mnoId, op] of Object.entries(s.mnoOperationStatus ?? {})) {
-      if (op === 'SUSPENDED') recordSuspension(mnoId, cause);
-    }
-    if (s.status === 'EXPIRED' && politicalVetExpired) {
-      for (const a of status.needsAction.map((x) => x.key)) clearAction(a);
+    for (const mnoId of decision.newSuspensions) recordSuspension(mnoId, cause);
+    if (decision.clearAll) clearAllActions();
+    if (decision.deactivated && !status.deactivated) {
       status.deactivated = true;
-      audit(cause, 'deactivated', 'the brand political vet expired');
-      setAction(
-        'deactivated',
-        'order or import a new political vet for the brand, then order the campaign again',
-        `political campaign deactivated by the registry (${s.expirationDate ?? 'today'}): the brand's political vet expired`,
-      );
-      setPhase('deactivated', cause);
-    } else if (s.status === 'EXPIRED') {
-      for (const a of status.needsAction.map((x) => x.key)) clearAction(a);
-      setPhase('expired', cause, `expired ${s.expirationDate ?? ''}`.trim());
-    } else if (s.status !== 'ACTIVE' && !status.deactivated) {
-      status.deactivated = true;
-      audit(cause, 'deactivated', `registry status ${s.status}`);
+      audit(cause, 'deactivated', decision.detail);
     }
+    for (const [key, change] of Object.entries(decision.actions)) applyAction(key, change);
+    if (decision.phase !== status.phase)
+      setPhase(decision.phase, cause, decision.phase === 'deactivated' ? undefined : decision.detail);
+    books.syncSearchAttributes();
   };
 
-  const applyCreated = (created: CampaignCreatedResult, brandId: string | undefined, cause: AuditCause) => {
+  const applyCreated = (created: CampaignCreatedResult, cause: AuditCause) => {
     status.campaignId = created.campaignId;
     status.created = true;
     status.alreadyExisted = created.alreadyExisted;
-    if (brandId) status.brandId = brandId;
-    if (Object.keys(created.mnoMetadata).length > 0) metadata = created.mnoMetadata;
+    if (Object.keys(created.mnoMetadata).length > 0) state.metadata = created.mnoMetadata;
+    // The registry has the campaign: the order's fields are no longer needed.
+    delete state.content;
     refreshMnoViews();
-    clearAction('refused');
-    clearAction('fee-approval');
+    books.clearAction('refused');
+    books.clearAction('fee-approval');
+    books.clearAction('brand');
     delete status.refusal;
     audit(cause, created.alreadyExisted ? 'found-existing' : 'created', created.campaignId);
     setPhase('sharing', cause);
   };
 
-  const applySharing = (s: SharingSnapshot | null, cause: AuditCause) => {
-    if (!s) {
-      if (status.phase === 'share-pending' || status.phase === 'awaiting-dca') {
-        audit(cause, 'sharing-missing', 'the registry shows no share: sharing again');
-        setPhase('sharing', cause);
-      }
-      return;
+  const applySharing = (record: SharingSnapshot | null, cause: AuditCause) => {
+    if (record) {
+      const attempt: ShareAttempt = {
+        upstreamCnpId: record.upstreamCnpId ?? status.upstreamCnpId,
+        sharingStatus: record.sharingStatus,
+        ...(record.explanation ? { explanation: record.explanation } : {}),
+        ...(record.sharedDate ? { sharedDate: record.sharedDate } : {}),
+        ...(record.statusDate ? { statusDate: record.statusDate } : {}),
+      };
+      if (
+        status.sharing?.sharingStatus !== attempt.sharingStatus ||
+        status.sharing.upstreamCnpId !== attempt.upstreamCnpId
+      )
+        audit(cause, 'sharing', attempt.upstreamCnpId, status.sharing?.sharingStatus, attempt.sharingStatus);
+      status.sharing = attempt;
+      const last = status.shareHistory[status.shareHistory.length - 1];
+      if (last && last.upstreamCnpId === attempt.upstreamCnpId && last.sharedDate === attempt.sharedDate)
+        status.shareHistory[status.shareHistory.length - 1] = attempt;
+      else status.shareHistory.push(attempt);
+      while (status.shareHistory.length > SHARE_HISTORY_LIMIT) status.shareHistory.shift();
     }
-    const attempt: ShareAttempt = {
-      upstreamCnpId: s.upstreamCnpId ?? status.upstreamCnpId,
-      sharingStatus: s.sharingStatus,
-      ...(s.explanation ? { explanation: s.explanation } : {}),
-      ...(s.sharedDate ? { sharedDate: s.sharedDate } : {}),
-      ...(s.statusDate ? { statusDate: s.statusDate } : {}),
-    };
-    if (
-      status.sharing?.sharingStatus !== attempt.sharingStatus ||
-      status.sharing.upstreamCnpId !== attempt.upstreamCnpId
-    )
-      audit(cause, 'sharing', attempt.upstreamCnpId, status.sharing?.sharingStatus, attempt.sharingStatus);
-    status.sharing = attempt;
-    const last = status.shareHistory[status.shareHistory.length - 1];
-    if (last && last.upstreamCnpId === attempt.upstreamCnpId && last.sharedDate === attempt.sharedDate)
-      status.shareHistory[status.shareHistory.length - 1] = attempt;
-    else status.shareHistory.push(attempt);
-    if (status.shareHistory.length > 20) status.shareHistory.shift();
-    switch (s.sharingStatus) {
-      case 'PENDING':
-        clearAction('share');
-        clearAction('share-declined');
-        decisionDeadline ??= Date.now() + opts.decisionDeadlineMs;
-        setPhase('share-pending', cause, attempt.upstreamCnpId);
-        break;
-      case 'ACCEPTED':
-        clearAction('share');
-        clearAction('share-declined');
-        if (status.phase === 'share-pending' || status.phase === 'sharing') {
-          decisionDeadline = Date.now() + opts.decisionDeadlineMs;
-          clearAction('decision-overdue');
-          setPhase('awaiting-dca', cause, `accepted by ${attempt.upstreamCnpId}`);
-        }
-        break;
-      case 'DECLINED':
-        decisionDeadline = undefined;
-        clearAction('decision-overdue');
-        setAction(
-          'share-declined',
-          'resubmit with changes (same partner), or shareWith another partner',
-          `${attempt.upstreamCnpId} declined: ${s.explanation ?? 'no explanation given'}`,
-        );
-        setPhase('share-declined', cause, s.explanation ?? undefined);
-        break;
-      default:
-        audit(cause, 'sharing-unknown-status', s.sharingStatus);
-    }
-  };
-
-  /**
-   * Shares with `upstreamCnpId` unless the registry already shows that share PENDING or ACCEPTED
-   * (a retry, or a continue-as-new between the PUT and recording it). `resubmission`: a DECLINED
-   * share with the same partner is shared again (the campaign was changed).
-   */
-  const share = async (upstreamCnpId: string, cause: AuditCause, resubmission: boolean) => {
-    const campaignId = status.campaignId!;
-    const existing = await reads.getCampaignSharing({ account: input.account, campaignId });
-    const adopt =
-      existing &&
-      (existing.sharingStatus === 'PENDING' ||
-        existing.sharingStatus === 'ACCEPTED' ||
-        (existing.sharingStatus === 'DECLINED' && !resubmission && existing.upstreamCnpId === upstreamCnpId));
-    if (existing && adopt) {
-      if (existing.upstreamCnpId && existing.upstreamCnpId !== status.upstreamCnpId) {
-        audit(
-          cause,
-          'partner',
-          `the registry shows the share with ${existing.upstreamCnpId}`,
-          status.upstreamCnpId,
-          existing.upstreamCnpId,
-        );
-        status.upstreamCnpId = existing.upstreamCnpId;
-      }
-      applySharing(existing, cause);
-      return;
-    }
-    try {
-      const record = await writes.shareCampaign({ account: input.account, campaignId, upstreamCnpId });
-      status.upstreamCnpId = upstreamCnpId;
-      decisionDeadline = undefined;
-      audit(cause, resubmission ? 'resubmitted' : 'shared', upstreamCnpId);
-      applySharing(record, cause);
-    } catch (error) {
-      const refusal = registryRefusal(error);
-      if (!refusal) throw error;
-      audit(cause, 'registry-refused', `share with ${upstreamCnpId}: ${refusal.message}`);
-      setAction('share', 'shareWith another partner, or resubmit', refusal.message, refusal.errors);
-      if (status.phase !== 'share-declined') setPhase('sharing', cause);
-    }
+    const decision = deriveSharing({ phase: status.phase, campaignStatus: status.campaignStatus }, record, {
+      now: Date.now(),
+      decisionDeadline: state.decisionDeadline,
+      decisionDeadlineMs,
+      upstreamCnpId: status.upstreamCnpId,
+    });
+    if (decision.note) audit(cause, decision.note.event, decision.note.detail);
+    if (decision.decisionDeadline === 'clear') delete state.decisionDeadline;
+    else if (decision.decisionDeadline !== undefined) state.decisionDeadline = decision.decisionDeadline;
+    for (const [key, change] of Object.entries(decision.actions)) applyAction(key, change);
+    setPhase(decision.phase, cause, decision.detail);
   };
 
   const applyReadiness = (r: BrandReadiness) => {
@@ -386,42 +315,471 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     if (r.brandId) status.brandId = r.brandId;
   };
 
-  const maybeContinueAsNew = async () => {
-    const info = workflowInfo();
-    if (!(info.continueAsNewSuggested || info.historyLength >= opts.continueAsNewAt)) return;
-    await condition(() => allHandlersFinished() && !mutex.locked);
-    audit('timer', 'continue-as-new', `history length ${info.historyLength}, run ${status.runs}`);
-    await continueAsNew<typeof campaignWorkflow>({
-      ...input,
-      carried: {
-        status,
-        campaign: content,
-        deliveries: dedupe.toJSON(),
-        claimedParked,
-        feeApproved,
-        ...(snapshot ? { snapshot } : {}),
-        ...(metadata ? { metadata } : {}),
-        ...(decisionDeadline !== undefined ? { decisionDeadline } : {}),
-        ...(brandDeadline !== undefined ? { brandDeadline } : {}),
-        dcaEventSeen,
-      },
-    });
+  const checkReadiness = (): Promise<CallResult<BrandReadiness>> =>
+    read('check brand readiness', () =>
+      reads.checkBrandReadiness({
+        account,
+        brandReference: input.brandReference,
+        at: new Date(Date.now()).toISOString(),
+      }),
+    );
+
+  // -------------------------------------------------------------------------------------------
+  // Steps (called by the loop only: from `reconcile` and from the operations it runs)
+  // -------------------------------------------------------------------------------------------
+
+  /** A re-order or a restart: the registry already has the campaign under this reference; adopt it. */
+  const lookUpByReference = async (cause: AuditCause): Promise<boolean> => {
+    if (state.lookedUpByReference || status.created) return true;
+    const found = await read('find campaign by reference', () =>
+      reads.findCampaignByReference({ account, referenceId: input.reference }),
+    );
+    if (!found.ok) return false;
+    state.lookedUpByReference = true;
+    const existing = found.value;
+    if (existing) {
+      if (existing.brandId) status.brandId = existing.brandId;
+      applyCreated(
+        { campaignId: existing.campaignId, mnoMetadata: existing.mnoMetadata ?? {}, alreadyExisted: true },
+        cause,
+      );
+      applySnapshot(existing, cause);
+    }
+    return true;
   };
 
-  const claimParked = async (workflowId: string) => {
-    try {
-      await getExternalWorkflowHandle(workflowId).signal(claimParkedEventsSignal, { ownerWorkflowId: self });
-      audit('start', 'claimed-parked-events', workflowId);
-    } catch {
-      // Nothing parked under this key.
+  const watchBrand = async () => {
+    if (state.watchingBrand) return;
+    state.watchingBrand = true;
+    await getExternalWorkflowHandle(brandWorkflowId(input.brandReference))
+      .signal(watchBrandReadinessSignal, { watcherWorkflowId: self })
+      .catch((error: unknown) => {
+        if (isCancellation(error)) throw error;
+        // No brand workflow (yet): the readiness poll covers it.
+      });
+  };
+
+  const awaitBrand = async (cause: AuditCause): Promise<void> => {
+    state.brandDeadline ??= Date.now() + brandReadyDeadlineMs;
+    const check = await checkReadiness();
+    if (!check.ok) return;
+    applyReadiness(check.value);
+    const decision = deriveReadiness(
+      { phase: status.phase, campaignStatus: status.campaignStatus },
+      check.value,
+      {
+        now: Date.now(),
+        brandDeadline: state.brandDeadline,
+        hasBrandAction: books.hasAction('brand'),
+      },
+    );
+    if (decision.brand?.set) audit('timer', 'brand-not-ready', decision.brand.reason);
+    applyAction('brand', decision.brand);
+    if (decision.phase !== status.phase) setPhase(decision.phase, cause, decision.detail);
+    else await watchBrand();
+  };
+
+  type CheckVerdict =
+    | { kind: 'fault' }
+    | { kind: 'refused'; reason: string; details: string[] }
+    | { kind: 'passed' };
+
+  /** Reads only: use case limits, campaign builder, per-MNO qualification. */
+  const runChecks = async (content: CampaignContent, brandId: string): Promise<CheckVerdict> => {
+    const details: string[] = [];
+    const limits = await read('read use case limits', () =>
+      reads.getUseCaseLimits({ account, usecase: content.usecase }),
+    );
+    if (!limits.ok) return { kind: 'fault' };
+    if (!limits.value.exists)
+      return { kind: 'refused', reason: `unknown use case ${content.usecase}`, details: [] };
+    for (const issue of subUsecaseIssues(
+      { usecase: content.usecase, subUsecases: content.subUsecases },
+      {
+        [content.usecase]: {
+          ...(limits.value.minSubUsecases !== undefined
+            ? { minSubUsecases: limits.value.minSubUsecases }
+            : {}),
+          ...(limits.value.maxSubUsecases !== undefined
+            ? { maxSubUsecases: limits.value.maxSubUsecases }
+            : {}),
+        },
+      },
+    ))
+      details.push(`${issue.path.join('.')}: ${issue.message}`);
+    const builder = await read('check campaign builder', () =>
+      reads.checkCampaignBuilder({ account, brandId, usecase: content.usecase }),
+    );
+    if (!builder.ok) return { kind: 'fault' };
+    if (builder.value.monthlyFee !== undefined) status.expectedMonthlyFee = builder.value.monthlyFee;
+    if (!builder.value.supported) details.push(...builder.value.reasons.map((r) => `usecase: ${r}`));
+    if (builder.value.mnoMetadata) {
+      status.mno = mnoViews(builder.value.mnoMetadata, content, undefined, state.mnoIDs);
+      if (builder.value.supported && status.mno.length > 0 && !status.mno.some((m) => m.qualify))
+        return {
+          kind: 'refused',
+          reason: 'no MNO would accept the campaign',
+          details: [...details, ...describeMnoRefusals(status.mno)],
+        };
+    }
+    if (details.length > 0)
+      return { kind: 'refused', reason: 'the campaign cannot be created as ordered', details };
+    return { kind: 'passed' };
+  };
+
+  const check = async (cause: AuditCause): Promise<void> => {
+    const content = state.content;
+    const brandId = status.brandId;
+    if (!content || !brandId) {
+      // Unreachable by construction (checking follows a ready brand, before creation).
+      setPhase('awaiting-brand', cause);
+      return;
+    }
+    const verdict = await runChecks(content, brandId);
+    if (verdict.kind === 'fault') return;
+    if (verdict.kind === 'refused') {
+      refuse(cause, verdict.reason, verdict.details);
+      return;
+    }
+    delete status.refusal;
+    books.clearAction('refused');
+    if (status.requireFeeApproval && !state.feeApproved) {
+      books.setAction(
+        'fee-approval',
+        'approveFee, or cancel',
+        `creating the campaign is billed; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown (shown by the registry after creation)'}`,
+      );
+      setPhase('awaiting-fee-approval', cause);
+      return;
+    }
+    setPhase('creating', cause);
+  };
+
+  /** The billed creation. Idempotent by referenceId (the activity looks up before it creates). */
+  const create = async (cause: AuditCause): Promise<CallResult<CampaignCreatedResult>> => {
+    const content = state.content;
+    const brandId = status.brandId;
+    if (!content || !brandId) throw new Error('creating without the order or the brand'); // unreachable by construction
+    const creation = { ...content, brandId, referenceId: input.reference };
+    const call = await guarded.call('create campaign', () => writes.createCampaign({ account, creation }), {
+      billed: true,
+    });
+    if (call.ok) applyCreated(call.value, cause);
+    else if (requestRefusalClasses.includes(call.failure.class))
+      refuse(
+        cause,
+        `the registry refused the campaign: ${call.failure.message}`,
+        [
+          ...call.failure.errors.map((e) => `${e.fields.join(', ') || '(campaign)'}: ${e.description}`),
+          ...describeMnoRefusals(status.mno),
+        ],
+        call.failure.errors,
+      );
+    return call;
+  };
+
+  type ShareResult = { kind: 'done' } | { kind: 'refused' | 'failed'; failure: RegistryFailure };
+
+  /**
+   * Shares with `upstreamCnpId` unless the registry already shows that share (see
+   * `adoptExistingShare`). `resubmission`: a DECLINED share with the same partner is shared again.
+   */
+  const share = async (
+    upstreamCnpId: string,
+    cause: AuditCause,
+    resubmission: boolean,
+  ): Promise<ShareResult> => {
+    const campaignId = status.campaignId!;
+    const existing = await read('read campaign sharing', () =>
+      reads.getCampaignSharing({ account, campaignId }),
+    );
+    if (!existing.ok) return { kind: 'failed', failure: existing.failure };
+    if (existing.value && adoptExistingShare(existing.value, upstreamCnpId, resubmission)) {
+      const partner = existing.value.upstreamCnpId;
+      if (partner && partner !== status.upstreamCnpId) {
+        audit(
+          cause,
+          'partner',
+          `the registry shows the share with ${partner}`,
+          status.upstreamCnpId,
+          partner,
+        );
+        status.upstreamCnpId = partner;
+      }
+      applySharing(existing.value, cause);
+      return { kind: 'done' };
+    }
+    const call = await guarded.call('share campaign', () =>
+      writes.shareCampaign({ account, campaignId, upstreamCnpId }),
+    );
+    if (call.ok) {
+      status.upstreamCnpId = upstreamCnpId;
+      delete state.decisionDeadline;
+      audit(cause, resubmission ? 'resubmitted' : 'shared', upstreamCnpId);
+      applySharing(call.value, cause);
+      return { kind: 'done' };
+    }
+    if (!requestRefusalClasses.includes(call.failure.class)) return { kind: 'failed', failure: call.failure };
+    audit(cause, 'registry-refused', `share with ${upstreamCnpId}: ${call.failure.message}`);
+    books.setAction(
+      'share',
+      'shareWith another partner, or resubmit',
+      call.failure.message,
+      call.failure.errors,
+    );
+    if (status.phase !== 'share-declined') setPhase('sharing', cause);
+    return { kind: 'refused', failure: call.failure };
+  };
+
+  /** Reads the campaign (and, for a POLITICAL expiry, the brand's word) and applies it. */
+  const readCampaign = async (cause: AuditCause): Promise<boolean> => {
+    const campaignId = status.campaignId!;
+    const got = await read('read campaign', () => reads.getCampaign({ account, campaignId }));
+    if (!got.ok) return false;
+    const s = got.value;
+    let brandSaysAffected: boolean | undefined;
+    if (needsBrandWordOnExpiry(s, status.usecase, state.politicalExpiryEventSeen)) {
+      const readiness = await checkReadiness();
+      if (!readiness.ok) return false;
+      brandSaysAffected = readiness.value.politicalCampaignsAffected;
+    }
+    const political = politicalDeactivation(s, {
+      usecase: status.usecase,
+      eventSeen: state.politicalExpiryEventSeen,
+      brandSaysAffected,
+    });
+    applySnapshot(s, cause, political);
+    return true;
+  };
+
+  /** The steady reconciliation of a created campaign. */
+  const reconcileCreated = async (cause: AuditCause): Promise<void> => {
+    if (!(await readCampaign(cause)) || final()) return;
+    switch (status.phase) {
+      case 'sharing':
+        if (!books.hasAction('share')) await share(status.upstreamCnpId, cause, false);
+        break;
+      case 'share-pending':
+      case 'awaiting-dca': {
+        const campaignId = status.campaignId!;
+        const sharing = await read('read campaign sharing', () =>
+          reads.getCampaignSharing({ account, campaignId }),
+        );
+        if (!sharing.ok) return;
+        applySharing(sharing.value, cause);
+        break;
+      }
+      default:
+        break;
+    }
+    const dca = deriveDcaComplete({ phase: status.phase }, state.snapshot, state.dcaEventSeen);
+    if (dca.phase !== status.phase) {
+      status.dcaComplete = true;
+      delete state.decisionDeadline;
+      books.clearAction('decision-overdue');
+      setPhase(dca.phase, cause, dca.detail);
+    }
+    if (
+      (status.phase === 'running' || status.phase === 'deactivated') &&
+      !status.deactivated &&
+      status.usecase === 'POLITICAL'
+    ) {
+      const readiness = await checkReadiness();
+      if (!readiness.ok) return;
+      if (readiness.value.politicalCampaignsAffected) {
+        status.deactivated = true;
+        audit(cause, 'deactivated', 'the brand political vet expired');
+      }
+    }
+    const deactivation = deriveDeactivated({ phase: status.phase }, status.deactivated);
+    applyAction('deactivated', deactivation.action);
+    setPhase(deactivation.phase, cause);
+  };
+
+  /** One step of the phase; returns when it has acted (the phase may have moved on). */
+  const step = async (cause: AuditCause): Promise<void> => {
+    if (preCreationPhases.includes(status.phase) && !(await lookUpByReference(cause))) return;
+    if (status.created && !state.claimedParked) {
+      state.claimedParked = true;
+      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!));
+    }
+    switch (status.phase) {
+      case 'awaiting-brand':
+        await awaitBrand(cause);
+        return;
+      case 'checking':
+        await check(cause);
+        return;
+      case 'creating':
+        await create(cause);
+        return;
+      case 'refused':
+      case 'awaiting-fee-approval':
+        return;
+      default:
+        await reconcileCreated(cause);
     }
   };
 
-  // ---------------------------------------------------------------------------------------------
-  // Messages
-  // ---------------------------------------------------------------------------------------------
+  /**
+   * Runs steps while the campaign moves on (awaiting-brand → checking → creating → sharing →
+   * share-pending in one go), stopping at a fault, a final phase, or when `stopFor` says an operation
+   * must run first.
+   */
+  const advance = async (cause: AuditCause, stopFor: () => boolean): Promise<void> => {
+    for (let i = 0; i < MAX_STEPS; i++) {
+      const before = status.phase;
+      await step(i === 0 ? cause : stepCause(cause));
+      if (final() || guarded.faulted || status.phase === before || stopFor()) return;
+    }
+  };
+  const stepCause = (cause: AuditCause): AuditCause => (cause === 'start' ? 'poll' : cause);
 
-  setHandler(campaignStatusQuery, () => status);
+  const reconcile = (cause: WakeCause | 'start') => advance(cause, () => queue.hasPending);
+
+  // -------------------------------------------------------------------------------------------
+  // Operations (run by the loop, in order)
+  // -------------------------------------------------------------------------------------------
+
+  const ids = (): Record<string, string> | undefined =>
+    status.campaignId ? { campaignId: status.campaignId } : undefined;
+
+  const failedBy = (failure: RegistryFailure): OperationResult => ({
+    outcome: requestRefusalClasses.includes(failure.class) ? 'refused' : 'failed',
+    detail: failure.message,
+    ...(failure.errors.length > 0 ? { registryErrors: failure.errors } : {}),
+  });
+
+  /** The outcome of running the pre-creation steps on the operator's behalf. */
+  const preCreationOutcome = (): OperationResult => {
+    const campaignIds = ids();
+    if (status.phase === 'refused')
+      return {
+        outcome: 'refused',
+        detail: [status.refusal?.reason, ...(status.refusal?.details ?? [])].filter(Boolean).join('; '),
+      };
+    if (guarded.faulted && state.faults.last)
+      return {
+        ...failedBy(state.faults.last.failure),
+        outcome: 'failed',
+        ...(campaignIds ? { ids: campaignIds } : {}),
+      };
+    return { outcome: 'done', ...(campaignIds ? { ids: campaignIds } : {}) };
+  };
+
+  const cancelPending = () => queue.pendingKinds().includes('cancel');
+
+  const cancel = (reason: string, cause: AuditCause) => {
+    status.cancelReason = reason;
+    clearAllActions();
+    setPhase('cancelled', cause, reason);
+    queue.drain('cancelled', 'cancelled', 'the campaign was cancelled');
+  };
+
+  /** The operation running now: a Temporal cancellation that interrupts it still answers it. */
+  let inFlight: QueuedOperation<CampaignOperation> | undefined;
+  const executeTracked = async (op: QueuedOperation<CampaignOperation>): Promise<OperationResult> => {
+    inFlight = op;
+    const result = await execute(op);
+    inFlight = undefined;
+    return result;
+  };
+
+  const execute = async (op: QueuedOperation<CampaignOperation>): Promise<OperationResult> => {
+    if (!table[status.phase].allows.includes(op.kind))
+      return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
+    switch (op.kind) {
+      case 'approveFee': {
+        const { approvedBy } = checkApproveFeeRequest(op.request);
+        state.feeApproved = true;
+        status.feeApprovedBy = approvedBy;
+        books.clearAction('fee-approval');
+        audit(
+          'operator',
+          'fee-approved',
+          `by ${approvedBy}; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown'}`,
+        );
+        setPhase('creating', 'operator');
+        const call = await create('operator');
+        if (call.ok) return { outcome: 'done', ids: { campaignId: call.value.campaignId } };
+        return failedBy(call.failure);
+      }
+      case 'resubmit': {
+        const { changes } = checkResubmitRequest(op.request);
+        if (!status.created) {
+          state.content = { ...state.content!, ...changes } as CampaignContent;
+          if (changes.mnoIDs !== undefined) state.mnoIDs = changes.mnoIDs;
+          audit('operator', 'order-changed', Object.keys(changes).join(', '));
+          books.clearAction('refused');
+          books.clearAction('fee-approval');
+          delete status.refusal;
+          // The changed order is checked again from the start (the brand, then the checks).
+          setPhase('awaiting-brand', 'operator');
+          await advance('operator', cancelPending);
+          return preCreationOutcome();
+        }
+        const campaignId = status.campaignId!;
+        const updated = await guarded.call('update campaign', () =>
+          writes.updateCampaign({ account, campaignId, patch: changes as CampaignUpdate }),
+        );
+        if (!updated.ok) {
+          audit('operator', 'registry-refused', `update: ${updated.failure.message}`);
+          return { ...failedBy(updated.failure), ids: { campaignId } };
+        }
+        audit('operator', 'campaign-updated', Object.keys(changes).join(', '));
+        applySnapshot(updated.value, 'operator');
+        if (final()) return { outcome: 'done', ids: { campaignId } };
+        const shared = await share(status.upstreamCnpId, 'operator', true);
+        return shared.kind === 'done'
+          ? { outcome: 'done', ids: { campaignId } }
+          : { ...failedBy(shared.failure), ids: { campaignId } };
+      }
+      case 'shareWith': {
+        const { upstreamCnpId } = checkShareWithRequest(op.request);
+        const shared = await share(upstreamCnpId, 'operator', false);
+        return shared.kind === 'done'
+          ? { outcome: 'done', ...(ids() ? { ids: ids()! } : {}) }
+          : { ...failedBy(shared.failure), ...(ids() ? { ids: ids()! } : {}) };
+      }
+      case 'cancel': {
+        const { reason } = checkCampaignCancelRequest(op.request);
+        cancel(reason, 'operator');
+        const campaignIds = ids();
+        return {
+          outcome: 'done',
+          ...(status.created ? { detail: 'the campaign stays at the registry (created and billed)' } : {}),
+          ...(campaignIds ? { ids: campaignIds } : {}),
+        };
+      }
+      case 'acknowledge': {
+        const { key } = checkAcknowledgeRequest(op.request);
+        const had = books.hasAction(key);
+        books.clearAction(key);
+        audit('operator', 'acknowledged', key);
+        return { outcome: 'done', ...(had ? {} : { detail: `${key} was already cleared` }) };
+      }
+    }
+  };
+
+  // -------------------------------------------------------------------------------------------
+  // Messages: validate, enqueue, await the outcome
+  // -------------------------------------------------------------------------------------------
+
+  const submit = async (kind: CampaignOperation, request: unknown): Promise<CampaignOperationOutcome> =>
+    (await queue.awaitOutcome(
+      queue.enqueue(kind, request, { first: kind === 'cancel' }),
+    )) as CampaignOperationOutcome;
+  const allowed = (kind: CampaignOperation) => {
+    if (status.phase === 'share-pending' && kind !== 'acknowledge') throw new Error(pendingShareRefusal());
+    refuseUnlessAllowed(table, status.phase, kind);
+  };
+  const pendingShareRefusal = () =>
+    `a share with ${status.sharing?.upstreamCnpId ?? status.upstreamCnpId} is PENDING: the registry does not allow changing or rescinding it until the partner decides`;
+
+  setHandler(
+    campaignStatusQuery,
+    (): CampaignStatus => ({ ...status, pendingOperations: queue.pendingKinds() }),
+  );
 
   setHandler(registryEventSignal, (delivery) => {
     if (!dedupe.firstSeen(delivery.deliveryId)) {
@@ -435,518 +793,216 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       return;
     }
     audit('webhook', 'event', [event.eventType, event.description].filter(Boolean).join(': '));
-    switch (event.eventType) {
-      case 'CAMPAIGN_DCA_COMPLETE':
-        dcaEventSeen = true;
-        break;
-      case 'CAMPAIGN_EXPIRED':
-        if (/political/i.test(event.description ?? '')) politicalExpiryEventSeen = true;
-        break;
-      case 'MNO_CAMPAIGN_OPERATION_SUSPENDED':
-        if (event.mnoId !== undefined)
-          recordSuspension(String(event.mnoId), 'webhook', event.mnoName, event.description);
-        else
-          setAction(
-            'suspended-unknown',
-            'find which MNO suspended the campaign',
-            event.description ?? 'an MNO suspended the campaign',
+    if (!final())
+      switch (event.eventType) {
+        case 'CAMPAIGN_DCA_COMPLETE':
+          state.dcaEventSeen = true;
+          break;
+        case 'CAMPAIGN_EXPIRED':
+          if (/political/i.test(event.description ?? '')) state.politicalExpiryEventSeen = true;
+          break;
+        case 'MNO_CAMPAIGN_OPERATION_SUSPENDED':
+          if (event.mnoId !== undefined)
+            recordSuspension(String(event.mnoId), 'webhook', event.mnoName, event.description);
+          else
+            books.setAction(
+              'suspended-unknown',
+              'find which MNO suspended the campaign',
+              event.description || 'an MNO suspended the campaign',
+            );
+          break;
+        case 'CAMPAIGN_NUDGE': {
+          const nudgeIntent = event.nudgeIntent || 'UNKNOWN';
+          status.nudges.push({
+            nudgeIntent,
+            at: new Date(Date.now()).toISOString(),
+            ...(event.description ? { description: event.description } : {}),
+          });
+          while (status.nudges.length > NUDGES_LIMIT) status.nudges.shift();
+          books.setAction(
+            `nudge-${nudgeIntent}`,
+            'review the nudge; acknowledge when handled',
+            `${nudgeIntent}${event.description ? `: ${event.description}` : ''}`,
           );
-        break;
-      case 'CAMPAIGN_NUDGE': {
-        const nudgeIntent = event.nudgeIntent ?? 'UNKNOWN';
-        status.nudges.push({
-          nudgeIntent,
-          at: new Date(Date.now()).toISOString(),
-          ...(event.description ? { description: event.description } : {}),
-        });
-        if (status.nudges.length > 20) status.nudges.shift();
-        setAction(
-          `nudge-${nudgeIntent}`,
-          'review the nudge; acknowledge when handled',
-          `${nudgeIntent}${event.description ? `: ${event.description}` : ''}`,
-        );
-        break;
+          break;
+        }
+        default:
+          break;
       }
-      default:
-        break;
-    }
     wakeup.bump('webhook');
   });
 
-  setHandler(
-    approveFeeUpdate,
-    async (request) => {
-      const { approvedBy } = checkApproveFeeRequest(request);
-      feeApproved = true;
-      status.feeApprovedBy = approvedBy;
-      clearAction('fee-approval');
-      audit(
-        'operator',
-        'fee-approved',
-        `by ${approvedBy}; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown'}`,
-      );
-      wakeup.bump('operator');
-      // Return once the billable call has been made (or refused), so the caller sees the campaignId.
-      await condition(() => status.created || status.phase === 'refused' || terminal());
-      return status;
-    },
-    {
-      validator: (request) => {
-        const parsed = checkApproveFeeRequest(request);
-        if (status.phase !== 'awaiting-fee-approval')
-          throw new Error(
-            `approveFee applies in phase awaiting-fee-approval; the campaign is ${status.phase}`,
-          );
-        const max = parsed.maxMonthlyFee;
-        if (max !== undefined && status.expectedMonthlyFee !== undefined && status.expectedMonthlyFee > max)
-          throw new Error(
-            `maxMonthlyFee: the expected monthly fee ${status.expectedMonthlyFee} is above the approved maximum ${max}`,
-          );
-      },
-    },
-  );
+  // The brand's workflow tells us when the brand reaches ready (a hint; the readiness read decides).
+  setHandler(brandReadySignal, () => wakeup.bump('workflow'));
 
-  const pendingShareRefusal = () =>
-    `a share with ${status.sharing?.upstreamCnpId ?? status.upstreamCnpId} is PENDING: the registry does not allow changing or rescinding it until the partner decides`;
-
-  setHandler(
-    resubmitUpdate,
-    async (request) => {
-      const { changes } = checkResubmitRequest(request);
-      if (!status.created) {
-        content = { ...content, ...changes } as CampaignContent;
-        audit('operator', 'order-changed', Object.keys(changes).join(', '));
-        clearAction('refused');
-        revision++;
-        wakeup.bump('operator');
-        const rev = revision;
-        const runs = checkRuns;
-        // Return once the changed order has been checked again (refused again, awaiting approval, or created).
-        await condition(
-          () =>
-            revision !== rev ||
-            terminal() ||
-            (checkRuns !== runs && !['awaiting-brand', 'checking', 'creating'].includes(status.phase)),
+  setHandler(approveFeeUpdate, (request) => submit('approveFee', request), {
+    validator: (request) => {
+      allowed('approveFee');
+      const parsed = checkApproveFeeRequest(request);
+      const max = parsed.maxMonthlyFee;
+      if (max !== undefined && status.expectedMonthlyFee !== undefined && status.expectedMonthlyFee > max)
+        throw new Error(
+          `maxMonthlyFee: the expected monthly fee ${status.expectedMonthlyFee} is above the approved maximum ${max}`,
         );
-        return status;
-      }
-      await mutex.run(async () => {
-        try {
-          const updated = await writes.updateCampaign({
-            account: input.account,
-            campaignId: status.campaignId!,
-            patch: changes,
-          });
-          content = { ...content, ...changes } as CampaignContent;
-          clearAction('registry-error');
-          audit('operator', 'campaign-updated', Object.keys(changes).join(', '));
-          applySnapshot(updated, 'operator');
-        } catch (error) {
-          const refusal = registryRefusal(error);
-          if (!refusal) throw error;
-          audit('operator', 'registry-refused', `update: ${refusal.message}`);
-          setAction('registry-error', 'fix and resubmit', refusal.message, refusal.errors);
-          return;
-        }
-        await share(status.upstreamCnpId, 'operator', true);
-      });
-      wakeup.bump('operator');
-      return status;
+      if (queue.pendingKinds().includes('approveFee')) throw new Error('an approveFee is already queued');
     },
-    {
-      validator: (request) => {
-        if (terminal()) throw new Error(`the campaign workflow is ${status.phase}`);
-        checkResubmitRequest(request);
-        if (status.phase === 'share-pending') throw new Error(pendingShareRefusal());
-        if (status.phase === 'checking' || status.phase === 'creating')
-          throw new Error(`the campaign is ${status.phase}; resubmit when that step has finished`);
-        if (status.created && status.phase !== 'share-declined' && !hasAction('share'))
-          throw new Error(
-            `resubmit applies before creation or after a declined or refused share; the campaign is ${status.phase}`,
-          );
-      },
-    },
-  );
+  });
 
-  setHandler(
-    shareWithUpdate,
-    async (request) => {
-      const { upstreamCnpId } = checkShareWithRequest(request);
-      await mutex.run(() => share(upstreamCnpId, 'operator', false));
-      wakeup.bump('operator');
-      return status;
+  setHandler(resubmitUpdate, (request) => submit('resubmit', request), {
+    validator: (request) => {
+      allowed('resubmit');
+      checkResubmitRequest(request);
+      if (status.created && status.phase !== 'share-declined' && !books.hasAction('share'))
+        throw new Error(
+          `resubmit applies before creation or after a declined or refused share; the campaign is ${status.phase}`,
+        );
     },
-    {
-      validator: (request) => {
-        if (terminal()) throw new Error(`the campaign workflow is ${status.phase}`);
-        const parsed = checkShareWithRequest(request);
-        if (status.phase === 'share-pending') throw new Error(pendingShareRefusal());
-        if (!status.created) throw new Error(`the campaign is not created yet (phase ${status.phase})`);
-        if (status.phase !== 'share-declined' && !hasAction('share'))
-          throw new Error(
-            `shareWith applies after a declined or refused share; the campaign is ${status.phase}`,
-          );
-        if (status.phase === 'share-declined' && status.sharing?.upstreamCnpId === parsed.upstreamCnpId)
-          throw new Error(
-            `upstreamCnpId: ${parsed.upstreamCnpId} declined this campaign; change it with resubmit to share with the same partner again`,
-          );
-      },
-    },
-  );
+  });
 
-  setHandler(
-    cancelCampaignUpdate,
-    async (request) => {
-      const { reason } = checkCampaignCancelRequest(request);
-      status.cancelReason = reason;
-      for (const a of status.needsAction.map((x) => x.key)) clearAction(a);
-      setPhase('cancelled', 'operator', reason);
-      wakeup.bump('operator');
-      return status;
+  setHandler(shareWithUpdate, (request) => submit('shareWith', request), {
+    validator: (request) => {
+      allowed('shareWith');
+      const parsed = checkShareWithRequest(request);
+      if (status.phase !== 'share-declined' && !books.hasAction('share'))
+        throw new Error(
+          `shareWith applies after a declined or refused share; the campaign is ${status.phase}`,
+        );
+      if (status.phase === 'share-declined' && status.sharing?.upstreamCnpId === parsed.upstreamCnpId)
+        throw new Error(
+          `upstreamCnpId: ${parsed.upstreamCnpId} declined this campaign; change it with resubmit to share with the same partner again`,
+        );
     },
-    {
-      validator: (request) => {
-        if (terminal()) throw new Error(`the campaign workflow is already ${status.phase}`);
-        checkCampaignCancelRequest(request);
-        if (status.phase === 'share-pending') throw new Error(pendingShareRefusal());
-        if (status.phase === 'creating')
-          throw new Error('the campaign is being created; cancel when that step has finished');
-      },
-    },
-  );
+  });
 
-  setHandler(
-    acknowledgeUpdate,
-    (request) => {
+  setHandler(cancelCampaignUpdate, (request) => submit('cancel', request), {
+    validator: (request) => {
+      allowed('cancel');
+      checkCampaignCancelRequest(request);
+      if (cancelPending()) throw new Error('a cancel is already queued');
+    },
+  });
+
+  setHandler(acknowledgeUpdate, (request) => submit('acknowledge', request), {
+    validator: (request) => {
+      if (final()) throw new Error(`the workflow is ${status.phase} (final): acknowledge is not possible`);
       const { key } = checkAcknowledgeRequest(request);
-      clearAction(key);
-      audit('operator', 'acknowledged', key);
-      return status;
+      if (!books.hasAction(key)) throw new Error(`key: no needs-action entry ${key}`);
+      if (!acknowledgeable(key))
+        throw new Error(`key: ${key} is cleared by acting on it (see its action), not by acknowledging`);
     },
-    {
-      validator: (request) => {
-        const parsed = checkAcknowledgeRequest(request);
-        const key = parsed.key;
-        if (!hasAction(key)) throw new Error(`key: no needs-action entry ${key}`);
-        if (!/^(suspended-|nudge-|decision-overdue$|registry-error$)/.test(key))
-          throw new Error(`key: ${key} is cleared by acting on it (see its action), not by acknowledging`);
-      },
-    },
-  );
+  });
 
-  // ---------------------------------------------------------------------------------------------
-  // Before any billable call
-  // ---------------------------------------------------------------------------------------------
+  // -------------------------------------------------------------------------------------------
+  // Run
+  // -------------------------------------------------------------------------------------------
 
-  if (!carried) {
+  if (!input.carried) {
     upsertSearchAttributes([
       { key: BrandReferenceKey, value: input.brandReference },
-      { key: AccountKey, value: input.account },
+      { key: AccountKey, value: account },
     ]);
     audit(
       'start',
       'started',
-      `account ${input.account}, brand ${input.brandReference}, partner ${input.upstreamCnpId}`,
+      `account ${account}, brand ${input.brandReference}, partner ${input.upstreamCnpId}`,
     );
-    await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference));
-    // The same order started again after its first workflow ended, or a reset: the registry already
-    // has the campaign under this reference; adopt it instead of building (and paying) again.
-    const existing = await reads.findCampaignByReference({
-      account: input.account,
-      referenceId: input.reference,
-    });
-    if (existing) {
-      applyCreated(
-        { campaignId: existing.campaignId, mnoMetadata: existing.mnoMetadata ?? {}, alreadyExisted: true },
-        existing.brandId ?? undefined,
-        'start',
-      );
-      applySnapshot(existing, 'start');
-    }
   }
-  syncSearchAttributes();
+  books.syncSearchAttributes();
 
-  // The brand's workflow tells us when the brand reaches ready (a hint; the readiness read decides),
-  // so a campaign ordered beside a new brand starts as soon as the brand is ready, not a poll later.
-  setHandler(brandReadySignal, () => wakeup.bump('workflow'));
-  let watchingBrand = false;
-  const watchBrand = async () => {
-    if (watchingBrand || !patched('watch-brand-readiness')) return;
-    watchingBrand = true;
-    await getExternalWorkflowHandle(brandWorkflowId(input.brandReference))
-      .signal(watchBrandReadinessSignal, { watcherWorkflowId: self })
-      .catch(() => undefined); // no brand workflow (yet): the readiness poll covers it
+  /** Poll schedules by phase: the brand's while awaiting it (hourly-ish once overdue), else pending. */
+  const polls = {
+    get pending(): BackoffSchedule {
+      if (status.phase !== 'awaiting-brand') return pendingPoll;
+      if (state.brandDeadline !== undefined && Date.now() >= state.brandDeadline)
+        return { initialMs: steadyPollMs, maxMs: steadyPollMs };
+      return brandPoll;
+    },
+    steadyMs: steadyPollMs,
   };
 
-  /** What woke the last brand readiness check that succeeded (recorded with the phase change). */
-  let brandReadyCause: AuditCause = 'start';
-  const waitForBrand = async (): Promise<BrandReadiness | undefined> => {
-    let attempt = 0;
-    let cause: AuditCause = 'start';
-    brandDeadline ??= Date.now() + opts.brandReadyDeadlineMs;
-    for (;;) {
-      if (terminal()) return undefined;
-      await maybeContinueAsNew();
-      const since = wakeup.current;
-      const readiness = await reads.checkBrandReadiness({
-        account: input.account,
-        brandReference: input.brandReference,
-        at: new Date(Date.now()).toISOString(),
-      });
-      applyReadiness(readiness);
-      if (readiness.ready) {
-        clearAction('brand');
-        brandReadyCause = cause;
-        return readiness;
-      }
-      const overdue = Date.now() >= brandDeadline;
-      if (overdue && !hasAction('brand')) {
-        audit('timer', 'brand-not-ready', readiness.reasons.join('; '));
-        setAction('brand', 'get the brand ready (see its workflow), or cancel', readiness.reasons.join('; '));
-      }
-      await watchBrand();
-      const pollInMs = overdue ? opts.steadyPollMs : backoffDelay(opts.brandPoll, attempt);
-      status.waitingFor = {
-        what: `${waitDescriptions['awaiting-brand']}: ${readiness.reasons.join('; ')}`,
-        nextPollAt: new Date(Date.now() + pollInMs).toISOString(),
-        ...(!overdue ? { until: new Date(brandDeadline).toISOString() } : {}),
-      };
-      cause = await waitForWakePollOrDeadline({
-        wakeup,
-        since,
-        pollInMs,
-        ...(!overdue ? { deadline: brandDeadline } : {}),
-        interrupt: terminal,
-      });
-      if (cause === 'poll') attempt++;
-    }
-  };
-
-  /** Reads only: use case limits, campaign builder, per-MNO qualification. Refusal reasons, or none. */
-  const runChecks = async (brandId: string): Promise<{ reason: string; details: string[] } | undefined> => {
-    const details: string[] = [];
-    const limits = await reads.getUseCaseLimits({ account: input.account, usecase: content.usecase });
-    if (!limits.exists) return { reason: `unknown use case ${content.usecase}`, details: [] };
-    for (const issue of subUsecaseIssues(
-      { usecase: content.usecase, subUsecases: content.subUsecases },
-      {
-        [content.usecase]: {
-          ...(limits.minSubUsecases !== undefined ? { minSubUsecases: limits.minSubUsecases } : {}),
-          ...(limits.maxSubUsecases !== undefined ? { maxSubUsecases: limits.maxSubUsecases } : {}),
-        },
-      },
-    ))
-      details.push(`${issue.path.join('.')}: ${issue.message}`);
-    const builder = await reads.checkCampaignBuilder({
-      account: input.account,
-      brandId,
-      usecase: content.usecase,
-    });
-    if (builder.monthlyFee !== undefined) status.expectedMonthlyFee = builder.monthlyFee;
-    if (!builder.supported) details.push(...builder.reasons.map((r) => `usecase: ${r}`));
-    if (builder.mnoMetadata) {
-      status.mno = mnoViews(builder.mnoMetadata, content, undefined, content.mnoIDs);
-      if (builder.supported && status.mno.length > 0 && !status.mno.some((m) => m.qualify))
-        return {
-          reason: 'no MNO would accept the campaign',
-          details: [...details, ...describeMnoRefusals(status.mno)],
-        };
-    }
-    if (details.length > 0) return { reason: 'the campaign cannot be created as ordered', details };
+  const deadline = (): number | undefined => {
+    const now = Date.now();
+    if (status.phase === 'awaiting-brand')
+      return state.brandDeadline !== undefined && state.brandDeadline > now ? state.brandDeadline : undefined;
+    if (
+      (status.phase === 'share-pending' || status.phase === 'awaiting-dca') &&
+      state.decisionDeadline !== undefined &&
+      !books.hasAction('decision-overdue')
+    )
+      return state.decisionDeadline;
     return undefined;
   };
 
-  while (!status.created && !terminal()) {
-    const rev = revision;
-    setPhase('awaiting-brand', 'start');
-    const readiness = await waitForBrand();
-    if (!readiness?.brandId) break;
-    if (revision !== rev) continue;
-    setPhase('checking', brandReadyCause, `brand ${readiness.brandId} ready`);
-    status.waitingFor = { what: waitDescriptions.checking };
-    const refusal = await runChecks(readiness.brandId);
-    checkRuns++;
-    if (refusal) {
-      refuse('poll', refusal.reason, refusal.details);
-      status.waitingFor = { what: waitDescriptions.refused };
-      await condition(() => revision !== rev || terminal());
-      continue;
-    }
-    delete status.refusal;
-    clearAction('refused');
-    if (status.requireFeeApproval && !feeApproved) {
-      setAction(
-        'fee-approval',
-        'approveFee, or cancel',
-        `creating the campaign is billed; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown (shown by the registry after creation)'}`,
-      );
-      setPhase('awaiting-fee-approval', 'poll');
-      status.waitingFor = { what: waitDescriptions['awaiting-fee-approval'] };
-      await condition(() => feeApproved || revision !== rev || terminal());
-      if (!feeApproved || revision !== rev) continue;
-    }
-    if (terminal()) break;
-    setPhase('creating', feeApproved && status.requireFeeApproval ? 'operator' : 'poll');
-    status.waitingFor = { what: waitDescriptions.creating };
-    const creation = { ...content, brandId: readiness.brandId, referenceId: input.reference };
-    try {
-      const created = await mutex.run(() => writes.createCampaign({ account: input.account, creation }));
-      applyCreated(created, readiness.brandId, 'poll');
-      checkRuns++;
-    } catch (error) {
-      const refusal = registryRefusal(error);
-      if (!refusal) throw error;
-      const mnoDetails = describeMnoRefusals(status.mno);
-      refuse(
-        'poll',
-        `the registry refused the campaign: ${refusal.message}`,
-        [
-          ...refusal.errors.map((e) => `${e.fields.join(', ') || '(campaign)'}: ${e.description}`),
-          ...mnoDetails,
-        ],
-        refusal.errors,
-      );
-      checkRuns++;
-      status.waitingFor = { what: waitDescriptions.refused };
-      await condition(() => revision !== rev || terminal());
-    }
-  }
-
-  if (status.campaignId && !claimedParked) {
-    claimedParked = true;
-    await claimParked(parkedEventsWorkflowId('campaign', status.campaignId));
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // The entity loop: reconcile, then wait for an event, an operator action, the next poll or a deadline.
-  // ---------------------------------------------------------------------------------------------
-
-  const reconcile = async (cause: WakeCause | 'start') => {
-    const auditCause: AuditCause = cause;
-    const campaignId = status.campaignId!;
-    try {
-      const s = await reads.getCampaign({ account: input.account, campaignId });
-      clearAction('registry-error');
-      let politicalVetExpired = false;
-      if (s.status === 'EXPIRED' && status.usecase === 'POLITICAL') {
-        const early =
-          !!s.expirationDate &&
-          !!s.nextRenewalOrExpirationDate &&
-          s.expirationDate < s.nextRenewalOrExpirationDate;
-        const readiness = early
-          ? undefined
-          : await reads.checkBrandReadiness({
-              account: input.account,
-              brandReference: input.brandReference,
-              at: new Date(Date.now()).toISOString(),
-            });
-        politicalVetExpired =
-          early || politicalExpiryEventSeen || (readiness?.politicalCampaignsAffected ?? false);
-      }
-      applySnapshot(s, auditCause, politicalVetExpired);
-    } catch (error) {
-      const refusal = registryRefusal(error);
-      if (!refusal) throw error;
-      audit(auditCause, 'registry-refused', `read campaign: ${refusal.message}`);
-      setAction('registry-error', 'check the campaign at the registry', refusal.message, refusal.errors);
-      return;
-    }
-    if (terminal()) return;
-    switch (status.phase) {
-      case 'sharing':
-        if (!hasAction('share')) await share(status.upstreamCnpId, auditCause, false);
-        break;
-      case 'share-pending':
-      case 'awaiting-dca':
-        applySharing(await reads.getCampaignSharing({ account: input.account, campaignId }), auditCause);
-        break;
-      default:
-        break;
-    }
-    if (status.phase === 'awaiting-dca') {
-      const registered = Object.values(snapshot?.mnoOperationStatus ?? {}).some((op) => op === 'REGISTERED');
-      if (dcaEventSeen || registered) {
-        status.dcaComplete = true;
-        decisionDeadline = undefined;
-        clearAction('decision-overdue');
-        setPhase(
-          'running',
-          auditCause,
-          dcaEventSeen ? 'CAMPAIGN_DCA_COMPLETE, share ACCEPTED' : 'MNO operation status REGISTERED',
-        );
-      }
-    }
-    if (
-      (status.phase === 'running' || status.phase === 'deactivated') &&
-      !status.deactivated &&
-      status.usecase === 'POLITICAL'
-    ) {
-      const readiness = await reads.checkBrandReadiness({
-        account: input.account,
-        brandReference: input.brandReference,
-        at: new Date(Date.now()).toISOString(),
-      });
-      if (readiness.politicalCampaignsAffected) {
-        status.deactivated = true;
-        audit(auditCause, 'deactivated', 'the brand political vet expired');
-      }
-    }
-    if (status.deactivated && status.phase === 'running') {
-      setAction(
-        'deactivated',
-        'order or import a new political vet for the brand; then resubmit',
-        'political campaign deactivated by the registry',
-      );
-      setPhase('deactivated', auditCause);
-    }
+  const onDeadline = () => {
+    if (status.phase !== 'share-pending' && status.phase !== 'awaiting-dca') return;
+    if (state.decisionDeadline === undefined || books.hasAction('decision-overdue')) return;
+    const what = table[status.phase].waitsFor;
+    audit('timer', 'decision-overdue', what);
+    books.setAction(
+      'decision-overdue',
+      'contact the upstream partner / DCA',
+      `no decision by ${new Date(state.decisionDeadline).toISOString()}: ${what}`,
+    );
   };
 
-  const pollDelay = (): number => {
-    switch (status.phase) {
-      case 'share-pending':
-      case 'awaiting-dca':
-        return backoffDelay(opts.pendingPoll, pollAttempt);
-      default:
-        return opts.steadyPollMs;
-    }
-  };
-
-  let cause: WakeCause | 'start' = 'start';
-  while (!terminal() && status.created) {
-    await maybeContinueAsNew();
-    const since = wakeup.current;
-    await mutex.run(() => reconcile(cause));
-    if (terminal()) break;
-    const pollInMs = pollDelay();
-    const decisionPhase = status.phase === 'share-pending' || status.phase === 'awaiting-dca';
-    const deadline =
-      decisionPhase && decisionDeadline !== undefined && !hasAction('decision-overdue')
-        ? decisionDeadline
-        : undefined;
-    status.waitingFor = {
-      what: waitDescriptions[status.phase],
-      nextPollAt: new Date(Date.now() + pollInMs).toISOString(),
-      ...(deadline !== undefined ? { until: new Date(deadline).toISOString() } : {}),
-    };
-    cause = await waitForWakePollOrDeadline({
+  try {
+    // Events the ingress parked for this campaign before the workflow existed. Claimed on every run.
+    await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference));
+    await runEntityLoop({
+      table,
+      phase: () => status.phase,
+      queue,
       wakeup,
-      since,
-      pollInMs,
-      ...(deadline !== undefined ? { deadline } : {}),
-      interrupt: terminal,
+      guarded,
+      loop: state.loop,
+      polls,
+      execute: executeTracked,
+      reconcile,
+      deadline,
+      onDeadline,
+      setWaitingFor: (w) => {
+        if (w) status.waitingFor = w;
+        else delete status.waitingFor;
+      },
+      continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH,
+      continueAsNew: () => {
+        audit(
+          'timer',
+          'continue-as-new',
+          `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`,
+        );
+        state.deliveries = dedupe.toJSON();
+        return continueAsNew<typeof campaignWorkflow>({ ...input, carried: state });
+      },
     });
-    if (cause === 'poll') pollAttempt++;
-    if (cause === 'timer' && decisionPhase && deadline !== undefined) {
-      audit('timer', 'decision-overdue', waitDescriptions[status.phase]);
-      setAction(
-        'decision-overdue',
-        'contact the upstream partner / DCA',
-        `no decision by ${new Date(deadline).toISOString()}: ${waitDescriptions[status.phase]}`,
-      );
-    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // A Temporal cancellation (Web UI, `temporal workflow cancel`): the same path as the operator's
+    // cancel, after a billed create in flight has finished and been recorded.
+    await CancellationScope.nonCancellable(async () => {
+      if (inFlight) {
+        const op = inFlight;
+        inFlight = undefined;
+        queue.complete({
+          id: op.id,
+          operation: op.kind,
+          outcome: 'cancelled',
+          phase: 'cancelled',
+          detail: 'cancelled through Temporal',
+        });
+      }
+      cancel('cancelled through Temporal', 'operator');
+    });
   }
-
+  // Operations still queued when a final phase was reached get their answer, and every handler
+  // returns it before the workflow ends.
+  queue.drain(status.phase, 'cancelled', `the campaign is ${status.phase}`);
   delete status.waitingFor;
-  await condition(allHandlersFinished);
-  return { phase: status.phase, ...(status.campaignId ? { campaignId: status.campaignId } : {}), status };
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  return {
+    phase: status.phase,
+    ...(status.campaignId ? { campaignId: status.campaignId } : {}),
+    billed: status.created,
+    status: { ...status, pendingOperations: [] },
+  };
 }

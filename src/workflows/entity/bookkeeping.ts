@@ -4,9 +4,9 @@
  * registry id), upserted only when they change. Deterministic: workflow APIs and pure code only.
  */
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
 import type { OperatorAction } from '../brand-types.js';
 import { type BrandIdKey, NeedsActionKey, PhaseKey } from '../search-attributes.js';
+import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
 
 /** The part of an entity's status this module keeps. */
 export interface EntityStatusCore {

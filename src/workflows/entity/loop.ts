@@ -15,7 +15,13 @@ import type { WaitingFor } from '../brand-types.js';
 import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';
 import type { PhaseTable } from './phases.js';
 import type { GuardedRegistry } from './registry-call.js';
-import { type BackoffSchedule, backoffDelay, type WakeCause, type Wakeup, waitForWakePollOrDeadline } from './wait.js';
+import {
+  type BackoffSchedule,
+  backoffDelay,
+  type WakeCause,
+  type Wakeup,
+  waitForWakePollOrDeadline,
+} from './wait.js';
 
 /** Loop bookkeeping carried across continue-as-new. */
 export interface LoopState {
@@ -50,7 +56,9 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   continueAsNew(): Promise<never>;
 }
 
-export function phasePollDelay<P extends string, K extends string>(spec: EntityLoopSpec<P, K>): number | undefined {
+export function phasePollDelay<P extends string, K extends string>(
+  spec: EntityLoopSpec<P, K>,
+): number | undefined {
   switch (spec.table[spec.phase()].poll) {
     case 'pending':
       return backoffDelay(spec.polls.pending, spec.loop.pollAttempt);
@@ -61,7 +69,9 @@ export function phasePollDelay<P extends string, K extends string>(spec: EntityL
   }
 }
 
-export async function runEntityLoop<P extends string, K extends string>(spec: EntityLoopSpec<P, K>): Promise<void> {
+export async function runEntityLoop<P extends string, K extends string>(
+  spec: EntityLoopSpec<P, K>,
+): Promise<void> {
   const final = () => spec.table[spec.phase()].final;
   let cause: WakeCause | 'start' = 'start';
   for (;;) {

@@ -13,7 +13,6 @@
  * next successful call clears it. `faultBackoff` tells the loop how long to wait before trying again.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import { type BackoffSchedule, backoffDelay, HOUR_MS, MINUTE_MS } from '../wait.js';
 import type { EntityBookkeeping } from './bookkeeping.js';
 import {
   classifyRegistryFailure,
@@ -21,6 +20,7 @@ import {
   type RegistryFailure,
   requestRefusalClasses,
 } from './registry-failure.js';
+import { type BackoffSchedule, backoffDelay, HOUR_MS, MINUTE_MS } from './wait.js';
 
 export type CallResult<T> = { ok: true; value: T } | { ok: false; failure: RegistryFailure };
 

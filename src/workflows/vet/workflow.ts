@@ -15,11 +15,11 @@
 import {
   CancellationScope,
   continueAsNew,
+  defineQuery,
   getExternalWorkflowHandle,
   isCancellation,
   setHandler,
 } from '@temporalio/workflow';
-import { defineQuery } from '@temporalio/workflow';
 import type { VetRecord } from '../../activities/types.js';
 import { stopVetSignal, type VetProgress, vetProgressSignal } from '../brand-definitions.js';
 import type { OperatorAction, VetState, WaitingFor } from '../brand-types.js';

@@ -1,0 +1,122 @@
+/** The campaign workflow's phase table (see ../entity/phases.ts). */
+import type { CampaignPhase } from '../campaign-types.js';
+import type { PhaseTable } from '../entity/phases.js';
+
+export type CampaignOperation = 'approveFee' | 'resubmit' | 'shareWith' | 'cancel' | 'acknowledge';
+
+/**
+ * What each phase waits for and allows. `share-pending` allows no change, cancel or share: the
+ * registry forbids rescinding a PENDING share. `creating` allows cancel: it is queued behind the
+ * create in flight and runs after it, so the campaign ends `cancelled` (and billed, if created).
+ * `deactivated` is final only once the registry no longer reports the campaign ACTIVE (see
+ * `campaignPhaseTable`).
+ */
+export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
+  'awaiting-brand': {
+    final: false,
+    waitsFor: 'brand workflow ready and confirmed by the registry',
+    poll: 'pending',
+    allows: ['resubmit', 'cancel', 'acknowledge'],
+  },
+  checking: {
+    final: false,
+    waitsFor: 'registry: campaign builder and use case checks',
+    poll: 'pending',
+    allows: ['resubmit', 'cancel', 'acknowledge'],
+  },
+  refused: {
+    final: false,
+    waitsFor: 'operator: resubmit with changes, or cancel',
+    poll: 'none',
+    allows: ['resubmit', 'cancel', 'acknowledge'],
+  },
+  'awaiting-fee-approval': {
+    final: false,
+    waitsFor: 'operator: approveFee, or cancel',
+    poll: 'none',
+    allows: ['approveFee', 'resubmit', 'cancel', 'acknowledge'],
+  },
+  creating: {
+    final: false,
+    waitsFor: 'registry: campaign creation',
+    poll: 'pending',
+    allows: ['cancel', 'acknowledge'],
+  },
+  sharing: {
+    final: false,
+    waitsFor: 'registry: share with the upstream partner',
+    poll: 'steady',
+    allows: ['resubmit', 'shareWith', 'cancel', 'acknowledge'],
+  },
+  'share-pending': {
+    final: false,
+    waitsFor: 'upstream partner: accept or decline the share',
+    poll: 'pending',
+    allows: ['acknowledge'],
+  },
+  'share-declined': {
+    final: false,
+    waitsFor: 'operator: resubmit with changes (same partner), or shareWith another partner',
+    poll: 'steady',
+    allows: ['resubmit', 'shareWith', 'cancel', 'acknowledge'],
+  },
+  'awaiting-dca': {
+    final: false,
+    waitsFor: 'registry: CAMPAIGN_DCA_COMPLETE (all DCAs accepted)',
+    poll: 'pending',
+    allows: ['cancel', 'acknowledge'],
+  },
+  running: {
+    final: false,
+    waitsFor: 'registry events (steady reconciliation: expiry, renewal, suspensions)',
+    poll: 'steady',
+    allows: ['cancel', 'acknowledge'],
+  },
+  deactivated: {
+    final: false,
+    waitsFor: 'registry events (steady reconciliation)',
+    poll: 'steady',
+    allows: ['cancel', 'acknowledge'],
+  },
+  expired: { final: true, waitsFor: 'nothing (final)', poll: 'none', allows: [] },
+  cancelled: { final: true, waitsFor: 'nothing (final)', poll: 'none', allows: [] },
+};
+
+/** Phases before the registry has the campaign (resubmit merges changes into the order). */
+export const preCreationPhases: readonly CampaignPhase[] = [
+  'awaiting-brand',
+  'checking',
+  'refused',
+  'awaiting-fee-approval',
+  'creating',
+];
+
+/**
+ * The table one workflow runs on: `deactivated` is final once the registry no longer reports the
+ * campaign ACTIVE (a political campaign the registry deactivated by expiring it).
+ */
+export function campaignPhaseTable(
+  campaignStatus: () => string | undefined,
+): PhaseTable<CampaignPhase, CampaignOperation> {
+  const row = campaignPhases.deactivated;
+  return {
+    ...campaignPhases,
+    deactivated: {
+      waitsFor: row.waitsFor,
+      poll: row.poll,
+      allows: row.allows,
+      get final() {
+        return deactivatedIsFinal(campaignStatus());
+      },
+    },
+  };
+}
+
+export function deactivatedIsFinal(campaignStatus: string | undefined): boolean {
+  return campaignStatus !== undefined && campaignStatus !== 'ACTIVE';
+}
+
+/** Is `phase` final, given the registry's last campaign status? */
+export function isFinalCampaignPhase(phase: CampaignPhase, campaignStatus: string | undefined): boolean {
+  return phase === 'deactivated' ? deactivatedIsFinal(campaignStatus) : campaignPhases[phase].final;
+}

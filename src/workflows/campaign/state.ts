@@ -1,0 +1,86 @@
+/**
+ * The campaign workflow's state: one plain object, and exactly what continue-as-new carries. Everything
+ * the workflow remembers lives here (no loose variables), so nothing can be forgotten at a
+ * continue-as-new; a test checks that it survives one.
+ */
+import type { CampaignSnapshot, MnoMetadataRecord } from '../../activities/campaign-types.js';
+import type { CampaignContent, CampaignStatus, CampaignWorkflowInput } from '../campaign-types.js';
+import { emptyAuditTrail } from '../entity/audit.js';
+import { initialLoopState, type LoopState } from '../entity/loop.js';
+import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
+import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
+
+export interface CampaignState {
+  /** What the `status` query shows. */
+  status: CampaignStatus;
+  /**
+   * The campaign fields to create, until the registry has the campaign; dropped once it is created
+   * (a later resubmit sends only its changes), so continue-as-new does not carry them any longer.
+   */
+  content?: CampaignContent;
+  /** The MNOs the order names (filters the per-MNO views), kept after `content` is dropped. */
+  mnoIDs?: number[];
+  /** The registry was asked for a campaign with this reference (a re-order or restart adopts it). */
+  lookedUpByReference: boolean;
+  /** The registry's last campaign record. */
+  snapshot?: CampaignSnapshot;
+  /** Per-MNO metadata from creation (or the first read that had it). */
+  metadata?: Record<string, MnoMetadataRecord>;
+  feeApproved: boolean;
+  /** Events parked under the campaign id were claimed. */
+  claimedParked: boolean;
+  /** The brand workflow was asked to tell us when it is ready. */
+  watchingBrand: boolean;
+  /** Workflow time after which a brand still not ready raises needs-action `brand`. */
+  brandDeadline?: number;
+  /** Workflow time after which a share or DCA decision is overdue. */
+  decisionDeadline?: number;
+  /** A CAMPAIGN_DCA_COMPLETE event was received (a hint; reads confirm the share is ACCEPTED). */
+  dcaEventSeen: boolean;
+  /** A CAMPAIGN_EXPIRED event said the political vet expired (a hint; the read decides). */
+  politicalExpiryEventSeen: boolean;
+  /** Delivery ids of webhook events already handled (bounded). */
+  deliveries: string[];
+  queue: OperationQueueState;
+  faults: FaultState;
+  loop: LoopState;
+}
+
+export function initialCampaignState(input: CampaignWorkflowInput): CampaignState {
+  return {
+    status: {
+      workflowType: 'campaign',
+      reference: input.reference,
+      account: input.account,
+      brandReference: input.brandReference,
+      phase: 'awaiting-brand',
+      usecase: input.campaign.usecase,
+      upstreamCnpId: input.upstreamCnpId,
+      requireFeeApproval: input.requireFeeApproval ?? false,
+      created: false,
+      mno: [],
+      shareHistory: [],
+      dcaComplete: false,
+      suspensions: [],
+      nudges: [],
+      deactivated: false,
+      needsAction: [],
+      deliveries: { received: 0, duplicates: 0 },
+      pendingOperations: [],
+      runs: 1,
+      audit: emptyAuditTrail(),
+    },
+    content: input.campaign,
+    ...(input.campaign.mnoIDs ? { mnoIDs: input.campaign.mnoIDs } : {}),
+    lookedUpByReference: false,
+    feeApproved: false,
+    claimedParked: false,
+    watchingBrand: false,
+    dcaEventSeen: false,
+    politicalExpiryEventSeen: false,
+    deliveries: [],
+    queue: emptyOperationQueue(),
+    faults: emptyFaultState(),
+    loop: initialLoopState(),
+  };
+}
