@@ -78,7 +78,10 @@ export function createRegistryReadActivities(resolve: RegistryClientResolver): R
       ),
     findBrandByReference: ({ account, referenceId }) =>
       mapRegistryErrors(async () => {
-        const brand = await clientOf(resolve, account).findBrandByReference(referenceId, attemptCallOptions());
+        const brand = await clientOf(resolve, account).findBrandByReference(
+          referenceId,
+          attemptCallOptions(),
+        );
         return brand ? brandSnapshot(brand) : null;
       }),
     listExternalVets: ({ account, brandId }) =>
