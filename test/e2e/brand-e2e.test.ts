@@ -2,7 +2,7 @@
  * End to end on the dev server: the registry simulator, the real worker wiring (createWorkers with a
  * prebuilt bundle, default task queues), the ingress subscribed to the simulator's signed webhooks,
  * and an order started through startBrandOrder. The contact verification done at the simulator
- * reaches the workflow as a webhook (long before its first 1-minute poll), and the brand is found by
+ * reaches the workflow as a webhook (its reconciliation polls are set an hour apart), and the brand is found by
  * a visibility query on its search attributes, as an operator would in the Web UI.
  */
 import { randomUUID } from 'node:crypto';
@@ -61,7 +61,14 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
   it('a PUBLIC_PROFIT order reaches ready, woken by the webhook, and is found by its search attributes', async () => {
     const reference = `e2e-${randomUUID().slice(0, 8)}`;
     const brand = { ...publicProfitRegistration(), businessContactEmail: 'cfo.NOVERIFY@acme.example' };
-    const { handle } = await startBrandOrder(env.client, { reference, account: ACCOUNT, brand });
+    // Its reconciliation polls are an hour apart, so only the webhook can wake it within the test,
+    // however slow the machine (the default first poll, a minute away, could beat a slow webhook).
+    const hour = 3_600_000;
+    const { handle } = await startBrandOrder(
+      env.client,
+      { reference, account: ACCOUNT, brand },
+      { workflowOptions: { pendingPoll: { initialMs: hour, maxMs: hour } } },
+    );
     try {
       const waiting = await waitForStatus(
         handle,
@@ -79,7 +86,6 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
       );
       const ready = await waitForStatus(handle, (s: BrandStatus) => s.phase === 'ready', 20_000);
       const transition = ready.audit.entries.find((e) => e.event === 'phase' && e.to === 'ready');
-      // The first poll is a minute away: only the webhook can have woken it this soon.
       expect(transition?.cause).toBe('webhook');
       expect(
         ready.audit.entries.some((e) => e.cause === 'webhook' && e.detail === 'BRAND_CONTACT_VERIFIED'),
