@@ -1,7 +1,12 @@
 /**
- * Looks for secrets in a workflow history as fetched without the codec: in the raw protobuf bytes (plain
- * text), and in the history's JSON form (bytes as base64, as `temporal workflow show --output json`
- * prints them), as text or base64 at any of the three byte alignments.
+ * Looks for secrets in a workflow history as fetched without the codec: as text in the raw protobuf
+ * bytes (where ids, search attributes, failure messages and unencrypted payloads are UTF-8), and as
+ * base64, at any of the three byte alignments, in the history's JSON form (bytes as base64, as
+ * `temporal workflow show --output json` prints them).
+ *
+ * Ciphertext rendered as base64 is random base64 text, so a short pattern would turn up by chance:
+ * base64 forms shorter than 8 characters are not searched; a short secret is searched as its JSON
+ * string (quoted), whose forms are longer.
  */
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -24,6 +29,18 @@ export function base64Cores(secret: string): string[] {
   return cores;
 }
 
+/** Shorter base64 forms would turn up by chance in the random base64 of ciphertext. */
+const MIN_BASE64_FORM = 8;
+
+/**
+ * The base64 forms searched for `secret`: its cores of at least 8 characters; for a secret too short
+ * to have three of them (under 8 bytes), the cores of its JSON string (`"Hank"`), as a payload holds it.
+ */
+export function base64Forms(secret: string): string[] {
+  const source = Buffer.byteLength(secret) >= 8 ? secret : JSON.stringify(secret);
+  return base64Cores(source).filter((core) => core.length >= MIN_BASE64_FORM);
+}
+
 /** The secrets found in the history, each with where it was found. Empty when none leaks. */
 export function historyLeaks(history: History, secrets: readonly string[]): string[] {
   const binary = Buffer.from(HistoryProto.encode(HistoryProto.fromObject(history)).finish());
@@ -34,7 +51,7 @@ export function historyLeaks(history: History, secrets: readonly string[]): stri
   for (const secret of secrets) {
     if (binary.includes(secret)) found.push(`${secret} (plain, protobuf)`);
     if (json.includes(secret)) found.push(`${secret} (plain, JSON)`);
-    for (const core of base64Cores(secret)) {
+    for (const core of base64Forms(secret)) {
       if (json.includes(core) || binary.includes(core)) {
         found.push(`${secret} (base64 ${core})`);
         break;
