@@ -1,6 +1,7 @@
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { failureConverterPath } from '../../src/codec/data-converter.js';
 import { dynamicConfigFlags } from '../../src/toolchain/dev-server.js';
 import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
 import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
@@ -41,11 +42,15 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** Bundles a workflows module once per test process; bundling costs seconds, reuse costs nothing. */
+/**
+ * Bundles a workflows module once per test process; bundling costs seconds, reuse costs nothing. The
+ * bundle carries the product's failure converter (src/codec), as the worker's own bundle does, so
+ * failure messages a workflow writes are encoded (and encrypted where a test's worker has keys).
+ */
 export function workflowBundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   let bundle = bundles.get(workflowsPath);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+    bundle = bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: quietBundlerLogger });
     bundles.set(workflowsPath, bundle);
   }
   return bundle;
