@@ -12,7 +12,9 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+// @temporalio/proto is CommonJS: Node's ESM loader gives it a default export only (a named import
+// works under vitest but not from dist/).
+import proto from '@temporalio/proto';
 import type { Keyring } from './keyring.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -21,7 +23,7 @@ const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-const PayloadProto = temporal.api.common.v1.Payload;
+const PayloadProto = proto.temporal.api.common.v1.Payload;
 const encryptedEncoding = Buffer.from(ENCRYPTED_ENCODING);
 
 export class PayloadDecryptionError extends Error {
