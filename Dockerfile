@@ -10,9 +10,8 @@ ARG NODE_IMAGE=node:20.19.5-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `npm install` honours package-lock.json; `npm ci` refuses lock files written by npm 11, which leave
-# out other platforms' optional binaries (scripts/setup.sh says more).
-RUN npm install --no-audit --no-fund
+# `npm ci`: exactly what package-lock.json locks (it refuses a lock file out of step with package.json).
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -21,7 +20,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime -----------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

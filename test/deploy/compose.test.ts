@@ -147,8 +147,8 @@ describe('temporal-docker/docker-compose.yml', () => {
   });
 
   it('builds a production image that runs as a non-root user with prod dependencies only', () => {
-    expect(dockerfile).toMatch(/npm install --no-audit/);
-    expect(dockerfile).toMatch(/npm install --omit=dev/);
+    expect(dockerfile).toMatch(/^RUN npm ci --no-audit/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
     expect(dockerfile).toContain('RUN npm run build');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
     expect(runtime).toMatch(/^USER node$/m);
