@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds, once, the two Temporal servers the project runs and tests against, from the package
-# registries (no binary downloads):
+# Installs the npm dependencies exactly as package-lock.json locks them (`npm ci`), and builds, once,
+# the two Temporal servers the project runs and tests against, from the package registries (no
+# binary downloads):
 #
 #   .tools/temporal-cli/<version>/temporal          Temporal CLI: dev server with SQLite and Web UI
 #   .tools/temporal-test-server/<version>/launch    Java time-skipping test server launcher
@@ -24,12 +25,18 @@ die() {
 elapsed() { echo "$(($(date +%s) - $1))s"; }
 
 # --- Node dependencies ------------------------------------------------------------------------
-if [ ! -d "$root/node_modules/@temporalio/worker" ]; then
+# `npm ci` installs exactly what package-lock.json locks and never writes it. It runs when
+# node_modules is missing or differs from the lock file (after a pull that changed dependencies).
+command -v node >/dev/null 2>&1 || die "Node.js is missing: install a supported version (README.md, Setup)"
+node "$root/scripts/check-lockfile.mjs" engines ||
+  say "warning: this Node.js is outside the supported versions; continuing (README.md, Setup)"
+node "$root/scripts/check-lockfile.mjs" complete ||
+  die "package-lock.json is incomplete or out of step with package.json (see above)"
+if ! stale=$(node "$root/scripts/check-lockfile.mjs" installed 2>&1); then
   t0=$(date +%s)
-  say "installing npm dependencies from package-lock.json ..."
-  # `npm install`, not `npm ci`: npm 11 writes lock files without the other platforms' optional
-  # binaries (@swc/core-*, @biomejs/cli-*) and `npm ci` then refuses them as out of sync.
-  (cd "$root" && npm install --no-audit --no-fund --loglevel=error) || die "npm install failed"
+  say "${stale#\[lockfile\] }"
+  say "installing npm dependencies from package-lock.json (npm ci) ..."
+  (cd "$root" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
   say "npm dependencies installed in $(elapsed "$t0")"
 fi
 
