@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { secretFileProblem } from '../config/accounts.js';
 import { DEFAULT_ACCOUNT, type SimulatorOptions, startSimulator } from './index.js';
 
 export const SIMULATOR_USAGE = `tcr simulator: run the local registry (the spec's /v2 API, control API under /control)
@@ -16,13 +17,35 @@ Options:
   --no-rate-limits            turn rate limiting off
   --gets-per-second <n>       GET limit per account (default 20)
   --writes-per-10s <n>        PUT/POST/DELETE limit per account per 10 s (default 20)
+  --control-token-file <path> the control API then requires Authorization: Bearer <the file's token>
+                              (file mode 0600, at least 32 bytes; env TCR_SIMULATOR_CONTROL_TOKEN_FILE).
+                              Without a token the control API answers loopback Host names only.
   -h, --help                  this text`;
 
 const AccountsSchema = z
   .array(z.object({ cspId: z.string().min(1), apiKey: z.string().min(1), apiSecret: z.string().min(1) }))
   .min(1);
 
-export function parseSimulatorArgs(argv: string[]): SimulatorOptions | 'help' {
+/** The shortest control token accepted. */
+export const MIN_CONTROL_TOKEN_BYTES = 32;
+
+/** Reads the control token file: owner-only, one line, at least 32 bytes. Messages never hold the token. */
+export function readControlTokenFile(path: string, variable: string): string {
+  const problem = secretFileProblem(variable, path);
+  if (problem) throw new Error(problem);
+  const token = readFileSync(path, 'utf8').trim();
+  if (/\s/.test(token)) throw new Error(`${variable} (${path}): the token must be one line without spaces`);
+  if (Buffer.byteLength(token, 'utf8') < MIN_CONTROL_TOKEN_BYTES)
+    throw new Error(`${variable} (${path}): the token is shorter than ${MIN_CONTROL_TOKEN_BYTES} bytes`);
+  return token;
+}
+
+const isLoopbackHost = (host: string) => /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i.test(host);
+
+export function parseSimulatorArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): SimulatorOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -35,6 +58,7 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions | 'help' {
       'no-rate-limits': { type: 'boolean' },
       'gets-per-second': { type: 'string' },
       'writes-per-10s': { type: 'string' },
+      'control-token-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -58,7 +82,12 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions | 'help' {
       return { cspId, apiKey, apiSecret: secret.join(':') };
     });
   }
+  const tokenFile = values['control-token-file'] ?? env.TCR_SIMULATOR_CONTROL_TOKEN_FILE;
+  const tokenVariable = values['control-token-file']
+    ? '--control-token-file'
+    : 'TCR_SIMULATOR_CONTROL_TOKEN_FILE';
   return {
+    ...(tokenFile ? { controlToken: readControlTokenFile(tokenFile, tokenVariable) } : {}),
     host: values.host ?? '127.0.0.1',
     port: number('port', values.port, 8480),
     stateFile: values['state-file'],
@@ -80,6 +109,10 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
     console.log(SIMULATOR_USAGE);
     return 0;
   }
+  if (!isLoopbackHost(options.host ?? '127.0.0.1') && options.controlToken === undefined)
+    console.error(
+      `simulator: WARNING listening on ${options.host} without a control token: any client that reaches this address can drive the control API (its Host check stops browsers, not other clients); pass --control-token-file`,
+    );
   const started = performance.now();
   const sim = await startSimulator(options);
   console.log(

@@ -37,14 +37,21 @@ export type VetDecision =
 export class SimulatorControl {
   private readonly base: string;
 
-  constructor(simulatorUrl: string) {
+  constructor(
+    simulatorUrl: string,
+    /** The simulator's control token, when it was started with one. */
+    private readonly options: { token?: string } = {},
+  ) {
     this.base = simulatorUrl.replace(/\/+$/, '').replace(/\/v2$/, '');
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.base}/control${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

@@ -1,8 +1,11 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { decideAppeal, parse, verifyContact } from './brands.js';
 import { expireCampaign, nudgeCampaign, suspendCampaign } from './campaigns.js';
 import type { SimContext } from './context.js';
-import { badRequest, ErrorCode, notFound } from './errors.js';
+import { ApiError, badRequest, ErrorCode, notFound } from './errors.js';
 import { isEventCategory } from './events.js';
 import { FaultSchema } from './faults.js';
 import { type Route, route } from './http.js';
@@ -11,9 +14,83 @@ import type { AccountState, BrandRecord, CampaignRecord } from './state.js';
 import { decideVet, expireVet, findVet } from './vetting.js';
 
 /**
- * Control API (no auth, loopback only) under /control: drives scenarios the real registry decides on its
- * own, moves the clock, reads the ledger and the webhook delivery log, and injects faults.
+ * Control API under /control: drives scenarios the real registry decides on its own, moves the clock,
+ * reads the ledger and the webhook delivery log, and injects faults. Guarded by
+ * {@link guardControlRequest}: a web page the developer visits must not be able to drive it.
  */
+
+/** What a control request must satisfy (see {@link guardControlRequest}). */
+export interface ControlGuard {
+  /** When set, every control request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** The address the simulator listens on; accepted as a Host besides the loopback names. */
+  listenHost: string;
+}
+
+const refused = (status: number, description: string) =>
+  new ApiError(status, [{ code: ErrorCode.UNAUTHORIZED, description, fields: [] }]);
+
+function isLoopbackName(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  return h === '::1';
+}
+
+/** The host part of a Host header ("127.0.0.1:8480", "[::1]:8480", "localhost"). */
+function hostOf(header: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
+  if (bracketed) return bracketed[1]!;
+  return header.replace(/:\d+$/, '');
+}
+
+/**
+ * Checks a control request before anything is read from it:
+ * - with a token configured, `Authorization: Bearer <token>` (then any Host is accepted: a page that
+ *   does not know the token cannot use it, so a simulator in a container can be driven by name);
+ * - without a token, `Host` must name loopback (or the listen address): a DNS-rebinding page sends its
+ *   own name;
+ * - an `Origin` header (browsers send one with every non-GET request) must be a loopback origin, and
+ *   `Sec-Fetch-Site`, when sent, must say the request is not from another site;
+ * - a body must be declared `application/json` (a cross-site form can only send other types).
+ * Throws an ApiError (401, 403 or 415) that names what was wrong.
+ */
+export function guardControlRequest(req: IncomingMessage, guard: ControlGuard): void {
+  if (guard.token !== undefined) {
+    const presented = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const a = Buffer.from(presented);
+    const b = Buffer.from(guard.token);
+    if (a.length !== b.length || !timingSafeEqual(a, b))
+      throw refused(401, 'control API: missing or wrong bearer token');
+  } else {
+    const host = hostOf(req.headers.host ?? '');
+    const listen = guard.listenHost.replace(/^\[|\]$/g, '');
+    const wildcard = listen === '0.0.0.0' || listen === '::';
+    if (!isLoopbackName(host) && (wildcard || host !== listen))
+      throw refused(403, `control API: Host "${host}" is not a loopback address`);
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    const originHost = URL.canParse(origin) ? new URL(origin).hostname : '';
+    if (!isLoopbackName(originHost)) throw refused(403, `control API: Origin "${origin}" is not loopback`);
+  }
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    throw refused(403, `control API: refused a ${site} browser request`);
+  const hasBody =
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+    req.headers['transfer-encoding'] !== undefined;
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if ((hasBody || mediaType !== '') && mediaType !== 'application/json')
+    throw new ApiError(415, [
+      {
+        code: ErrorCode.VALIDATION,
+        description: 'control API: the body must be Content-Type application/json',
+        fields: ['content-type'],
+      },
+    ]);
+}
+
 export interface ControlHooks {
   reset(): void;
 }
@@ -192,7 +269,9 @@ export function controlRoutes(ctx: SimContext, hooks: ControlHooks): Route<null>
       const input = parse(FaultSchema, req.body);
       try {
         return ok(ctx.faults.add(input));
-      } catch {
+      } catch (error) {
+        if (error instanceof RangeError)
+          throw badRequest(ErrorCode.VALIDATION, `faults: ${error.message}`, ['faults']);
         throw badRequest(ErrorCode.VALIDATION, 'pathPattern: not a valid regular expression', [
           'pathPattern',
         ]);

@@ -1,5 +1,14 @@
 import { z } from 'zod';
 
+/** The longest `pathPattern` accepted: a pattern runs against every request while its fault is armed. */
+export const MAX_PATH_PATTERN_LENGTH = 200;
+/** The most faults armed at once. */
+export const MAX_FAULTS = 100;
+
+const method = z.string().max(16).optional();
+const pathPattern = z.string().max(MAX_PATH_PATTERN_LENGTH).optional();
+const count = z.number().int().positive().default(1);
+
 /**
  * Injected faults. HTTP faults match registry API requests by method and a path pattern (a JavaScript
  * regular expression tested against the path, e.g. `^/v2/campaignBuilder$`); webhook faults match by
@@ -8,38 +17,38 @@ import { z } from 'zod';
 export const FaultSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('latency'),
-    method: z.string().optional(),
-    pathPattern: z.string().optional(),
-    count: z.number().int().positive().default(1),
+    method,
+    pathPattern,
+    count,
     latencyMs: z.number().int().nonnegative(),
   }),
   z.object({
     kind: z.enum(['error-before-commit', 'error-after-commit']),
-    method: z.string().optional(),
-    pathPattern: z.string().optional(),
-    count: z.number().int().positive().default(1),
+    method,
+    pathPattern,
+    count,
     status: z.number().int().min(400).max(599).default(500),
   }),
   z.object({
     kind: z.literal('timeout-after-commit'),
-    method: z.string().optional(),
-    pathPattern: z.string().optional(),
-    count: z.number().int().positive().default(1),
+    method,
+    pathPattern,
+    count,
     /** The connection is destroyed, without a response, this many real milliseconds after the commit. */
     delayMs: z.number().int().nonnegative().default(5000),
   }),
   z.object({
     kind: z.literal('rate-limit'),
-    method: z.string().optional(),
-    pathPattern: z.string().optional(),
-    count: z.number().int().positive().default(1),
+    method,
+    pathPattern,
+    count,
     retryAfterSeconds: z.number().int().positive().default(1),
   }),
   z.object({
     kind: z.enum(['webhook-drop', 'webhook-duplicate', 'webhook-bad-signature']),
-    eventType: z.string().optional(),
-    cspId: z.string().optional(),
-    count: z.number().int().positive().default(1),
+    eventType: z.string().max(100).optional(),
+    cspId: z.string().max(100).optional(),
+    count,
   }),
 ]);
 
@@ -59,11 +68,17 @@ export type FaultOf<K extends FaultKind> = Fault extends infer F
 
 export class Faults {
   private list: Fault[] = [];
+  /** Each pattern compiled once, when its fault is added. */
+  private readonly patterns = new Map<string, RegExp>();
   private nextId = 1;
 
+  /** Throws a SyntaxError for an invalid pattern and a RangeError when MAX_FAULTS are armed. */
   add(input: z.output<typeof FaultSchema>): Fault {
-    if ('pathPattern' in input && input.pathPattern !== undefined) new RegExp(input.pathPattern); // throws if invalid
+    if (this.list.length >= MAX_FAULTS) throw new RangeError(`at most ${MAX_FAULTS} faults can be armed`);
+    const pattern =
+      'pathPattern' in input && input.pathPattern !== undefined ? new RegExp(input.pathPattern) : undefined;
     const fault = { ...input, id: `F${this.nextId++}`, remaining: input.count } as Fault;
+    if (pattern) this.patterns.set(fault.id, pattern);
     this.list.push(fault);
     return fault;
   }
@@ -74,6 +89,7 @@ export class Faults {
 
   clear(): void {
     this.list = [];
+    this.patterns.clear();
   }
 
   /** Takes (consumes one use of) the first HTTP fault of `kind` that matches the request. */
@@ -82,7 +98,7 @@ export class Faults {
       if (f.kind !== kind || f.kind.startsWith('webhook-') || 'eventType' in f) return false;
       const scope = f as { method?: string; pathPattern?: string };
       if (scope.method && scope.method.toUpperCase() !== method.toUpperCase()) return false;
-      if (scope.pathPattern && !new RegExp(scope.pathPattern).test(path)) return false;
+      if (scope.pathPattern && !this.patterns.get(f.id)?.test(path)) return false;
       return true;
     });
     return fault ? (this.consume(fault) as FaultOf<K>) : undefined;
@@ -101,7 +117,10 @@ export class Faults {
 
   private consume(fault: Fault): Fault {
     fault.remaining -= 1;
-    if (fault.remaining <= 0) this.list = this.list.filter((f) => f !== fault);
+    if (fault.remaining <= 0) {
+      this.list = this.list.filter((f) => f !== fault);
+      this.patterns.delete(fault.id);
+    }
     return fault;
   }
 }

@@ -31,6 +31,8 @@ export interface SimulatorOptions {
   delays?: Partial<SimulatorDelays>;
   /** Real milliseconds a webhook endpoint has to answer before the attempt counts as a timeout (default 10000). */
   webhookTimeoutMs?: number;
+  /** When set, the control API requires `Authorization: Bearer <controlToken>`. */
+  controlToken?: string;
 }
 
 export interface RunningSimulator {
@@ -84,7 +86,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     limiter = new RateLimiter(limits);
     clock.set(new Date(source()));
   };
-  const server = createHttpServer(ctx, registryRoutes(ctx), controlRoutes(ctx, { reset }), () => limiter);
+  const server = createHttpServer(ctx, registryRoutes(ctx), controlRoutes(ctx, { reset }), () => limiter, {
+    listenHost: options.host ?? '127.0.0.1',
+    ...(options.controlToken !== undefined ? { token: options.controlToken } : {}),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

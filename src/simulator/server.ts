@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SimContext, SimulatorAccount } from './context.js';
+import { type ControlGuard, guardControlRequest } from './control.js';
 import { ApiError, ErrorCode } from './errors.js';
 import { errorReply, match, type Reply, type Route, readBody, send, sleep } from './http.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -39,6 +40,7 @@ export function createHttpServer(
   registry: Route<SimulatorAccount>[],
   control: Route<null>[],
   limiter: () => RateLimiter,
+  guard: ControlGuard,
 ): Server {
   async function handleRegistry(
     req: IncomingMessage,
@@ -104,6 +106,7 @@ export function createHttpServer(
     method: string,
     url: URL,
   ): Promise<void> {
+    guardControlRequest(req, guard);
     const body = method === 'GET' || method === 'DELETE' ? undefined : await readBody(req);
     const found = match(control, method, url.pathname);
     send(

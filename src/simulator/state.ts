@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** In-memory store of everything the simulator knows, persisted as one JSON file when a stateFile is set. */
@@ -281,9 +281,11 @@ export class Store {
     if (!this.file || !(this.dirty || force)) return;
     this.dirty = false;
     this.state.clockOffsetMs = this.offsetNow();
-    mkdirSync(dirname(this.file), { recursive: true });
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.state));
+    // The state holds webhook secrets: owner-only, whatever the umask (and a leftover temp's mode).
+    writeFileSync(temp, JSON.stringify(this.state), { mode: 0o600 });
+    chmodSync(temp, 0o600);
     renameSync(temp, this.file);
   }
 
