@@ -167,7 +167,7 @@ export function loadAccounts(env: Env, problems: string[]): ResolvedAccount[] {
       checkBaseUrl(account.environment, account.baseUrl, allowedHosts, hostsByEnvironment);
     } catch (error) {
       problems.push(
-        `${field}: ${error instanceof Error ? error.message : String(error)}. ${fixFor(account)}`,
+        `${field}: ${error instanceof Error ? error.message : String(error)}. ${fixFor(account, hostsByEnvironment)}`,
       );
     }
     return { ...account, allowedHosts, timeoutMs: account.timeoutMs ?? settings.timeoutMs };
@@ -175,13 +175,27 @@ export function loadAccounts(env: Env, problems: string[]): ResolvedAccount[] {
   return problems.length > before ? [] : accounts;
 }
 
-function fixFor(account: z.output<typeof CspAccountSchema>): string {
+function fixFor(
+  account: z.output<typeof CspAccountSchema>,
+  hostsByEnvironment: Record<RemoteEnvironment, Set<string>>,
+): string {
   if (account.environment === 'local')
     return 'Fix: environment local is the simulator on this machine (a loopback host); use the registry environment the credentials were issued for';
   let host = '<host>';
+  let scheme = '';
   try {
-    host = new URL(account.baseUrl).hostname;
+    const url = new URL(account.baseUrl);
+    host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    scheme = url.protocol;
   } catch {}
+  if (scheme === 'http:') return `Fix: use the https:// base URL of the ${account.environment} registry`;
+  const others = RemoteEnvironmentNames.filter(
+    (e) => e !== account.environment && hostsByEnvironment[e].has(host),
+  );
+  // A host of another environment: the environment or the base URL is wrong, never the host list
+  // (adding the host would send these credentials to a registry that refuses them).
+  if (others.length > 0)
+    return `Fix: use the base URL of the ${account.environment} registry, or, if these are ${others.join('/')} credentials, set "environment": "${others[0]}"`;
   return `Fix: use the https base URL of the ${account.environment} registry; if ${host} is that host, add "allowedHosts": ["${host}"] to the account or set ${hostsVariable(account.environment)}=${host}`;
 }
 

@@ -108,16 +108,17 @@ export function checkBaseUrl(
     const hostsOf = (env: RemoteEnvironment) =>
       [...(environmentHosts[env] ?? [])].map((h) => h.toLowerCase());
     const own = new Set([...hostsOf(environment), ...allowedHosts.map((h) => h.toLowerCase())]);
+    const others = RemoteEnvironmentNames.filter((o) => o !== environment && hostsOf(o).includes(host));
     if (!own.has(host))
       throw new RegistryConfigurationError(
-        `host ${host} is not a known ${environment} registry host; refusing to send ${environment} credentials there`,
+        others.length > 0
+          ? `host ${host} is a ${others.join(' and ')} registry host, not a ${environment} one; refusing to send ${environment} credentials there`
+          : `host ${host} is not a known ${environment} registry host; refusing to send ${environment} credentials there`,
       );
-    for (const other of RemoteEnvironmentNames) {
-      if (other !== environment && hostsOf(other).includes(host))
-        throw new RegistryConfigurationError(
-          `host ${host} is configured for ${other} as well as ${environment}; refusing to send credentials`,
-        );
-    }
+    if (others.length > 0)
+      throw new RegistryConfigurationError(
+        `host ${host} is configured for ${others[0]} as well as ${environment}; refusing to send credentials`,
+      );
   }
   const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v2$/, '');
   return { origin: url.origin, basePath, baseUrl: url.origin + basePath };

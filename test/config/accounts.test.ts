@@ -53,6 +53,19 @@ describe('remote accounts', () => {
     expect(problem).toContain('TCR_REGISTRY_PRODUCTION_HOSTS=api.registry.example');
   });
 
+  it("a production account at another environment's host is told the environment or URL is wrong, not to allow the host", () => {
+    const [problem, ...rest] = problemsOf({
+      TCR_ACCOUNTS: JSON.stringify([production()]),
+      TCR_REGISTRY_QA_HOSTS: 'api.registry.example',
+      TCR_REGISTRY_PRODUCTION_HOSTS: 'prod.registry.example',
+    });
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(
+      /^TCR_ACCOUNTS\[0\]\.baseUrl \(account acme\): host api\.registry\.example is a qa registry host, not a production one; refusing to send production credentials there\. Fix: use the base URL of the production registry, or, if these are qa credentials, set "environment": "qa"$/,
+    );
+    expect(problem).not.toContain('allowedHosts');
+  });
+
   it('is accepted with its host on the account or in TCR_REGISTRY_<ENV>_HOSTS, and the worker builds its client', () => {
     const own = loadWorkerConfig({
       ...NO_TOML,
