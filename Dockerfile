@@ -11,7 +11,10 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm ci`: exactly what package-lock.json locks (it refuses a lock file out of step with package.json).
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: no dependency's install script runs in the build. The two that have one do not
+# need it: protobufjs (a version notice) and @swc/core (checks its platform binary, which comes as an
+# optional dependency of the lock file).
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -20,7 +23,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- runtime -----------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

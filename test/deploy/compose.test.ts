@@ -5,7 +5,9 @@
  * in the CLI, the search attributes registered equal the product's, no secret is baked into an image.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SearchAttributeType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
@@ -70,12 +72,14 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(JSON.parse(json)).toEqual(compose);
   });
 
-  it('pins every image to a version (no latest, no bare name)', () => {
+  it('pins every image to a version (no latest, no bare name), optionally by digest', () => {
     for (const [name, raw] of Object.entries(services)) {
       const image = obj(raw, name).image;
       expect(typeof image, `${name} has an image`).toBe('string');
-      const tag = String(image).split(':')[1] ?? '';
+      const [reference, digest] = String(image).split('@');
+      const tag = (reference ?? '').split(':')[1] ?? '';
       expect(tag, `${name} image ${String(image)}`).toMatch(/^\d+\.\d+(\.\d+)?([-.][\w.-]+)?$/);
+      if (digest !== undefined) expect(digest, `${name} digest`).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(String(image)).not.toContain('${');
     }
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:\d+\.\d+\.\d+-bookworm-slim$/m);
@@ -147,8 +151,8 @@ describe('temporal-docker/docker-compose.yml', () => {
   });
 
   it('builds a production image that runs as a non-root user with prod dependencies only', () => {
-    expect(dockerfile).toMatch(/^RUN npm ci --no-audit/m);
-    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --ignore-scripts --no-audit/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev --ignore-scripts/m);
     expect(dockerfile).toContain('RUN npm run build');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
     expect(runtime).toMatch(/^USER node$/m);
@@ -172,7 +176,11 @@ describe('temporal-docker/docker-compose.yml', () => {
     for (const m of dockerfile.matchAll(/^(?:ENV|ARG)\s+(\w+)/gm)) expect(m[1]).not.toMatch(secretName);
     for (const name of Object.keys(services)) {
       for (const [variable, value] of Object.entries(environmentOf(name))) {
-        if (secretName.test(variable) && variable !== 'TCR_SEARCH_ATTRIBUTES')
+        if (variable.endsWith('_FILE')) {
+          // A secret file's path: a Docker secret, never a value.
+          if (secretName.test(variable))
+            expect(String(value), `${name}.${variable}`).toMatch(/^\/run\/secrets\//);
+        } else if (secretName.test(variable) && variable !== 'TCR_SEARCH_ATTRIBUTES')
           expect(String(value), `${name}.${variable}`).toMatch(/^\$\{[A-Z0-9_]+(:?[-?][^}]*)?\}$/);
       }
     }
@@ -182,6 +190,13 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(obj(obj(compose.secrets, 'secrets').tcr_accounts, 'tcr_accounts').file).toBe(
       './secrets/accounts.json',
     );
+    // So do the webhook signing secrets (one per line: no separator can split a secret).
+    expect(environmentOf('ingress').TCR_WEBHOOK_SECRETS_FILE).toBe('/run/secrets/tcr_webhook_secrets');
+    expect(environmentOf('ingress').TCR_WEBHOOK_SECRETS).toBeUndefined();
+    expect(obj(services.ingress, 'ingress').secrets).toEqual(['tcr_webhook_secrets']);
+    expect(obj(obj(compose.secrets, 'secrets').tcr_webhook_secrets, 'tcr_webhook_secrets').file).toBe(
+      './secrets/webhook-secrets',
+    );
     expect(read('temporal-docker/.gitignore')).toMatch(/^\.env$/m);
   });
 
@@ -190,6 +205,142 @@ describe('temporal-docker/docker-compose.yml', () => {
       TCR_ACCOUNTS_FILE: join(root, 'temporal-docker/accounts.example.json'),
     });
     expect(config.accounts.map((a) => a.name)).toEqual(['acme']);
+  });
+});
+
+describe('compose hardening', () => {
+  const networks = obj(compose.networks, 'networks');
+  const networksOf = (name: string) => (obj(services[name], name).networks ?? []) as string[];
+  const membersOf = (network: string) => Object.keys(services).filter((s) => networksOf(s).includes(network));
+  /** The services `name` shares a network with. */
+  const reachableFrom = (name: string) =>
+    [...new Set(networksOf(name).flatMap(membersOf))].filter((s) => s !== name).sort();
+  const isInternal = (network: string) => obj(networks[network], network).internal === true;
+
+  it('puts every service on named networks only, each declared', () => {
+    for (const name of Object.keys(services)) {
+      expect(networksOf(name).length, `${name} networks`).toBeGreaterThan(0);
+      for (const network of networksOf(name)) expect(Object.hasOwn(networks, network), network).toBe(true);
+    }
+  });
+
+  it('lets only Temporal reach PostgreSQL, and the ingress reach only Temporal', () => {
+    expect(reachableFrom('postgresql')).toEqual(['temporal']);
+    expect(reachableFrom('ingress')).toEqual(['temporal']);
+    // The worker talks to Temporal and the registry; it does not share a network with PostgreSQL.
+    expect(reachableFrom('worker')).not.toContain('postgresql');
+    expect(reachableFrom('temporal-ui')).not.toContain('postgresql');
+  });
+
+  it('makes every shared network internal; only single-service networks route out or publish', () => {
+    for (const network of Object.keys(networks)) {
+      const members = membersOf(network);
+      if (members.length > 1) expect(isInternal(network), `${network} (${members.join(', ')})`).toBe(true);
+    }
+    // A service with published ports needs a network that is not internal to publish them on.
+    for (const [name, raw] of Object.entries(services)) {
+      if (obj(raw, name).ports === undefined) continue;
+      expect(
+        networksOf(name).some((n) => !isInternal(n)),
+        `${name} publishes`,
+      ).toBe(true);
+    }
+    expect(networksOf('postgresql').every(isInternal)).toBe(true);
+  });
+
+  it('drops every capability, forbids new privileges, limits memory and pids everywhere', () => {
+    for (const [name, raw] of Object.entries(services)) {
+      const service = obj(raw, name);
+      expect(service.cap_drop, `${name}.cap_drop`).toEqual(['ALL']);
+      expect(service.security_opt, `${name}.security_opt`).toContain('no-new-privileges:true');
+      expect(String(service.mem_limit), `${name}.mem_limit`).toMatch(/^(\d+[mg]|\$\{[A-Z_]+:-\d+[mg]\})$/);
+      expect(typeof service.pids_limit, `${name}.pids_limit`).toBe('number');
+      expect(service.pids_limit as number).toBeGreaterThan(0);
+    }
+    // Only PostgreSQL's entry point needs capabilities back (it owns its folder, then switches user).
+    const withCapAdd = Object.keys(services).filter((n) => obj(services[n], n).cap_add !== undefined);
+    expect(withCapAdd).toEqual(['postgresql']);
+    expect(obj(services.postgresql, 'postgresql').cap_add).toEqual([
+      'CHOWN',
+      'DAC_OVERRIDE',
+      'FOWNER',
+      'SETGID',
+      'SETUID',
+    ]);
+  });
+
+  it('runs read-only root file systems except where the image writes its configuration at start', () => {
+    const writable = Object.keys(services)
+      .filter((n) => obj(services[n], n).read_only !== true)
+      .sort();
+    expect(writable).toEqual(['temporal', 'temporal-ui']);
+    for (const name of writable)
+      expect(composeText, `${name} says why it is not read_only`).toMatch(
+        new RegExp(`^  ${name}:[\\s\\S]*?# Not read_only: `, 'm'),
+      );
+  });
+
+  it('turns the Web UI write actions off by default', () => {
+    expect(environmentOf('temporal-ui').TEMPORAL_DISABLE_WRITE_ACTIONS).toBe(
+      `\${TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true}`,
+    );
+    expect(envExample).toMatch(/^TEMPORAL_UI_DISABLE_WRITE_ACTIONS=true$/m);
+  });
+
+  it('documents authentication in front of the UI and mTLS on the frontend', () => {
+    const doc = operations();
+    for (const needle of [
+      'TEMPORAL_AUTH_ENABLED',
+      'TEMPORAL_TLS_REQUIRE_CLIENT_AUTH',
+      'TEMPORAL_TLS_FRONTEND_CERT',
+      'TEMPORAL_TLS_CLIENT1_CA_CERT',
+    ])
+      expect(doc, needle).toContain(needle);
+  });
+
+  it('builds the image without running dependency install scripts', () => {
+    const installs = dockerfile.match(/^RUN npm (ci|install)\b.*$/gm) ?? [];
+    expect(installs.length).toBe(2);
+    for (const line of installs) expect(line).toContain('--ignore-scripts');
+  });
+
+  it('pins no image older than the patch releases it was reviewed at', () => {
+    const image = (name: string) => String(obj(services[name], name).image).split('@')[0];
+    expect(image('postgresql')).toBe('postgres:16.15-bookworm');
+    expect(image('temporal')).toBe('temporalio/auto-setup:1.29.7');
+    expect(image('temporal-admin-tools')).toBe('temporalio/admin-tools:1.29.7-tctl-1.18.4-cli-1.7.2');
+  });
+});
+
+describe('temporal-docker/pin-images.sh', () => {
+  it('pins each pulled image to the digest docker reports, and leaves built and pinned ones', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pin-images-'));
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const digest = (ref: string) => `sha256:${createHash('sha256').update(ref).digest('hex')}`;
+    // A stand-in for docker: `pull -q` succeeds, `image inspect` prints the repo digest.
+    writeFileSync(
+      join(bin, 'docker'),
+      `#!/bin/sh\ncase "$1" in\n  pull) exit 0 ;;\n  image) ref="$5"; printf '%s@sha256:%s\\n' "\${ref%%:*}" "$(printf '%s' "$ref" | sha256sum | cut -c1-64)" ;;\nesac\n`,
+      { mode: 0o755 },
+    );
+    const compose = join(dir, 'docker-compose.yml');
+    const pinned = `redis:7.4.1@${digest('old')}`;
+    writeFileSync(
+      compose,
+      `services:\n  a:\n    image: postgres:16.15-bookworm\n  b:\n    image: tcr-orchestrator:0.1.0\n  c:\n    image: ${pinned}\n`,
+    );
+    copyFileSync(join(root, 'temporal-docker/pin-images.sh'), join(dir, 'pin-images.sh'));
+    execFileSync('sh', [join(dir, 'pin-images.sh')], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      stdio: 'pipe',
+    });
+    const images = readFileSync(compose, 'utf8').match(/image: .*/g);
+    expect(images).toEqual([
+      `image: postgres:16.15-bookworm@${digest('postgres:16.15-bookworm')}`,
+      'image: tcr-orchestrator:0.1.0',
+      `image: ${pinned}`,
+    ]);
   });
 });
 
