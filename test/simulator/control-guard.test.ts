@@ -66,7 +66,7 @@ describe('control API guard (no token)', () => {
       advanceBody,
     );
     expect(rebound.status).toBe(403);
-    expect(rebound.body[0].description).toMatch(/Host "attacker\.example" is not a loopback address/);
+    expect(rebound.body[0]!.description).toMatch(/Host "attacker\.example" is not a loopback address/);
     const reset = await raw(sim, 'POST', '/control/reset', { host: 'attacker.example' });
     expect(reset.status).toBe(403);
     // Not moved by a day (it runs at real time meanwhile).
@@ -88,11 +88,11 @@ describe('control API guard (no token)', () => {
         '{"secret":"x"}',
       );
       expect(answer.status, origin).toBe(403);
-      expect(answer.body[0].description).toContain('Origin');
+      expect(answer.body[0]!.description).toContain('Origin');
     }
     const crossSite = await raw(sim, 'POST', '/control/reset', { host, 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
-    expect(crossSite.body[0].description).toContain('cross-site');
+    expect(crossSite.body[0]!.description).toContain('cross-site');
     const fromLocalPage = await raw(sim, 'POST', '/control/reset', {
       host,
       origin: 'http://localhost:5173',
@@ -119,7 +119,7 @@ describe('control API guard (no token)', () => {
         advanceBody,
       );
       expect(answer.status, type).toBe(415);
-      expect(answer.body[0].fields).toEqual(['content-type']);
+      expect(answer.body[0]!.fields).toEqual(['content-type']);
     }
     const untyped = await raw(
       sim,
@@ -166,7 +166,7 @@ describe('control API guard with a token', () => {
     expect((await raw(sim, 'GET', '/control/clock', { host })).status).toBe(401);
     const wrong = await raw(sim, 'POST', '/control/reset', { host, authorization: `Bearer ${token}x` });
     expect(wrong.status).toBe(401);
-    expect(wrong.body[0].description).toBe('control API: missing or wrong bearer token');
+    expect(wrong.body[0]!.description).toBe('control API: missing or wrong bearer token');
     await expect(new SimulatorControl(sim.url).now()).rejects.toThrow(SimulatorControlError);
     const control = new SimulatorControl(sim.url, { token });
     expect((await control.health()).ok).toBe(true);
