@@ -15,11 +15,13 @@
  */
 import {
   CancellationScope,
+  type ChildWorkflowHandle,
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
   setHandler,
+  sleep,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -90,6 +92,8 @@ import { type BrandOperation, brandPhases } from './phases.js';
 import { type BrandState, initialBrandState } from './state.js';
 
 export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
+/** How long an ending brand waits for the vets it stopped to close. */
+const CHILD_SETTLE_MS = 10 * 60 * 1000;
 const WATCHERS_LIMIT = 1_000;
 const ALERTS_LIMIT = 20;
 
@@ -97,6 +101,8 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   const opts = input.options ?? {};
   const { reads, writes } = registryStubs(input.account);
   const self = workflowInfo().workflowId;
+  /** Vet workflows this run started (children send their completion to the run that started them). */
+  const childrenOfThisRun = new Map<string, ChildWorkflowHandle<typeof vetWorkflow>>();
   const state: BrandState = input.carried ?? initialBrandState(input);
   if (input.carried) state.status.runs = ++state.loop.runs;
   const status = state.status;
@@ -202,7 +208,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   const readBrand = async (cause: AuditCause): Promise<void> => {
     const brandId = status.brandId!;
-    const read = await guarded.call('read brand', () => reads.getBrand({ account, brandId }));
+    const read = await guarded.read('read brand', () => reads.getBrand({ account, brandId }));
     if (read.ok) {
       delete state.first404At;
       applySnapshot(read.value, cause);
@@ -214,7 +220,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     let list: 'absent' | 'present' | 'failed' | 'not-asked' = 'not-asked';
     let listed: BrandSnapshot | null = null;
     if (now - state.first404At >= NOT_FOUND_CONFIRM_MS) {
-      const found = await guarded.call('confirm brand by reference', () =>
+      const found = await guarded.read('confirm brand by reference', () =>
         reads.findBrandByReference({ account, referenceId: input.reference }),
       );
       list = found.ok ? (found.value ? 'present' : 'absent') : 'failed';
@@ -240,7 +246,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
 
   const checkVetExpiry = async (cause: AuditCause): Promise<void> => {
     if (!status.vets.some((v) => v.state === 'active')) return;
-    const read = await guarded.call('read vets', () =>
+    const read = await guarded.read('read vets', () =>
       reads.listExternalVets({ account, brandId: status.brandId! }),
     );
     if (!read.ok) return;
@@ -285,7 +291,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       request.mode === 'order' ? 'vet-ordered' : 'vet-imported',
       `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim(),
     );
-    await startChild(vetWorkflow, {
+    const child = await startChild(vetWorkflow, {
       workflowId,
       // The vet outlives a continue-as-new of the brand and reports by workflow id.
       parentClosePolicy: ParentClosePolicy.ABANDON,
@@ -302,6 +308,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         },
       ],
     });
+    childrenOfThisRun.set(workflowId, child);
     return vet;
   };
 
@@ -363,7 +370,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     }
     const groups = groupsOfPatch(patch);
     if (groups.includes(1)) {
-      const active = await guarded.call('count active campaigns', () =>
+      const active = await guarded.read('count active campaigns', () =>
         reads.countActiveCampaigns({ account, brandId: status.brandId! }),
       );
       if (!active.ok) return refusedBy('count active campaigns', active);
@@ -387,15 +394,26 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     return { outcome: 'done', detail: `identity status ${status.identityStatus}` };
   };
 
+  /**
+   * Before the brand ends: stops its vets still in progress and waits (at most CHILD_SETTLE_MS) for
+   * those this run started to close, so the brand's last workflow task does not race their completion
+   * events. Vets started by an earlier run are not this run's children: the stop signal suffices.
+   */
+  const stopVets = async (reason: string): Promise<void> => {
+    for (const vet of status.vets.filter(vetInProgress))
+      await getExternalWorkflowHandle(vet.workflowId)
+        .signal(stopVetSignal, { reason })
+        .catch(() => undefined); // a vet that has ended needs nothing
+    const closing = [...childrenOfThisRun.values()].map((child) => child.result().catch(() => undefined));
+    if (closing.length > 0) await Promise.race([Promise.all(closing), sleep(CHILD_SETTLE_MS)]);
+  };
+
   const cancel = async (reason: string, cause: AuditCause): Promise<void> => {
     status.cancelReason = reason;
     for (const action of [...status.needsAction]) books.clearAction(action.key);
     setPhase('cancelled', cause, reason);
     queue.drain('cancelled', 'cancelled', 'the brand was cancelled');
-    for (const vet of status.vets.filter(vetInProgress))
-      await getExternalWorkflowHandle(vet.workflowId)
-        .signal(stopVetSignal, { reason: `brand cancelled: ${reason}` })
-        .catch(() => undefined); // a vet that has ended needs nothing
+    await stopVets(`brand cancelled: ${reason}`);
   };
 
   const execute = async (op: QueuedOperation<BrandOperation>): Promise<OperationResult> => {
@@ -623,6 +641,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     // cancel, after any billed write in flight has finished and been recorded.
     await CancellationScope.nonCancellable(() => cancel('cancelled through Temporal', 'operator'));
   }
+  if (status.phase === 'deleted') await stopVets('the registry no longer knows the brand');
   delete status.waitingFor;
   return {
     phase: status.phase,

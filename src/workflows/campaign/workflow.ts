@@ -154,15 +154,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
     books.syncSearchAttributes();
   };
 
-  /**
-   * A registry read. Any failure is a fault, a 400 included (a read the registry refuses is nothing
-   * an operator fixes by changing the order): the guard raises needs-action and the loop retries.
-   */
-  const read = async <T>(site: string, fn: () => Promise<T>): Promise<CallResult<T>> => {
-    const call = await guarded.call(site, fn);
-    if (!call.ok && requestRefusalClasses.includes(call.failure.class)) guarded.fault(site, call.failure);
-    return call;
-  };
+  const read = <T>(site: string, fn: () => Promise<T>) => guarded.read(site, fn);
 
   const claimParked = async (parkedWorkflowId: string) => {
     try {

@@ -77,6 +77,16 @@ export class GuardedRegistry {
     }
   }
 
+  /**
+   * A registry read. Any failure is a fault, a 400 included: the workflow wrote the read's request
+   * itself, so there is nothing an operator fixes by changing an order; the loop retries.
+   */
+  async read<T>(site: string, fn: () => Promise<T>): Promise<CallResult<T>> {
+    const call = await this.call(site, fn);
+    if (!call.ok && requestRefusalClasses.includes(call.failure.class)) this.fault(site, call.failure);
+    return call;
+  }
+
   /** Records a fault seen by the caller (e.g. an unconfirmed 404). */
   fault(site: string, failure: RegistryFailure): void {
     this.faults.consecutive++;

@@ -184,7 +184,7 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
 
   const reconcile = async (cause: VetProgress['cause']): Promise<void> => {
     if (view.phase === 'ordering') return order();
-    const read = await guarded.call('read vets', () =>
+    const read = await guarded.read('read vets', () =>
       reads.listExternalVets({ account: input.account, brandId: input.brandId }),
     );
     if (!read.ok) return;
