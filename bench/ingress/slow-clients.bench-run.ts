@@ -94,6 +94,8 @@ interface Phase {
   p50ms: number;
   p99ms: number;
   maxMs: number;
+  /** The ingress's answers by outcome (parked, signalled, ...). */
+  outcomes: Record<string, number>;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -103,6 +105,8 @@ let env: TestWorkflowEnvironment;
 let client: Client;
 let ingress: RunningIngress;
 let attacker: ChildProcess | undefined;
+/** Event counter across phases: every delivery is a new event (a repeat would be a cheap duplicate). */
+let n = 0;
 
 beforeAll(async () => {
   env = await devServerEnv();
@@ -130,7 +134,7 @@ async function deliver(name: string, seconds: number): Promise<Phase> {
   const pool = new Pool(ingress.url, { connections: 1, pipelining: 1 });
   const latencies: number[] = [];
   let refused = 0;
-  let n = 0;
+  const outcomes: Record<string, number> = {};
   const end = performance.now() + seconds * 1000;
   try {
     while (performance.now() < end) {
@@ -149,9 +153,14 @@ async function deliver(name: string, seconds: number): Promise<Phase> {
       const started = performance.now();
       try {
         const response = await pool.request({ path: '/webhooks/registry', method: 'POST', headers, body });
-        await response.body.text();
+        const text = await response.body.text();
         latencies.push(performance.now() - started);
         if (response.statusCode !== 200) refused++;
+        const outcome =
+          response.statusCode === 200
+            ? (JSON.parse(text) as { outcome: string }).outcome
+            : String(response.statusCode);
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       } catch {
         latencies.push(performance.now() - started);
         refused++;
@@ -169,6 +178,7 @@ async function deliver(name: string, seconds: number): Promise<Phase> {
     p50ms: round(percentile(sorted, 50)),
     p99ms: round(percentile(sorted, 99)),
     maxMs: round(sorted.at(-1) ?? Number.NaN),
+    outcomes,
   };
 }
 
