@@ -55,8 +55,10 @@ export interface BenchStackOptions {
    * scale benchmark turns it off: with 10,000 workflows the file's writes, not the worker, set the pace.
    */
   persistence?: boolean;
-  /** Ingress hand-off deadline before it answers 503 (default the ingress's own). */
+  /** Ingress hand-off deadline before it gives up on an event (default the ingress's own). */
   handoffTimeoutMs?: number;
+  /** What the ingress answers a failed hand-off: close the connection or 503 (default the ingress's own). */
+  handoffFailure?: 'close' | '503';
   /** Delivery ids the ingress edge remembers to skip exact duplicates (default the ingress's 10 000). */
   ingressRecentDeliveries?: number;
 }
@@ -203,6 +205,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       ...(options.handoffTimeoutMs
         ? { TCR_INGRESS_HANDOFF_TIMEOUT_MS: String(options.handoffTimeoutMs) }
         : {}),
+      ...(options.handoffFailure ? { TCR_INGRESS_HANDOFF_FAILURE: options.handoffFailure } : {}),
     });
     const ingressClient = createIngressClient(ingressConfig);
     cleanups.push(() => ingressClient.connection.close());

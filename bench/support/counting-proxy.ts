@@ -4,12 +4,16 @@
  * benchmark, so every registry call is counted here, on the wire, for every worker process at once:
  * method, path, status (0 = the connection died, e.g. timeout-after-commit), start and end time.
  * A dropped upstream connection is passed on as a dropped downstream connection, so the client sees
- * exactly what it would see talking to the simulator directly.
+ * exactly what it would see talking to the simulator directly. A caller that goes away (killed,
+ * timed out) after its request was sent does not cancel the upstream call: like a real server, the
+ * registry finishes (and commits) what it received; the call is recorded with `callerGone`.
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ProxiedCall {
+  /** Order in which the proxy received the call (0, 1, ...). */
+  seq: number;
   method: string;
   /** Path without the query string, e.g. /v2/brand/B000001. */
   path: string;
@@ -17,12 +21,16 @@ export interface ProxiedCall {
   status: number;
   startMs: number;
   endMs: number;
+  /** The caller's connection closed before the answer reached it (the caller never learnt the status). */
+  callerGone: boolean;
 }
 
 export interface CountingProxy {
   /** Base URL to hand to the workers instead of the simulator's (no /v2). */
   url: string;
   calls: ProxiedCall[];
+  /** Calls received and not yet answered or dropped (status and end time not known yet). */
+  inFlight(): Omit<ProxiedCall, 'status' | 'endMs' | 'callerGone'>[];
   close(): Promise<void>;
 }
 
@@ -33,11 +41,22 @@ export function isWrite(call: Pick<ProxiedCall, 'method'>): boolean {
 export async function startCountingProxy(targetUrl: string): Promise<CountingProxy> {
   const target = new URL(targetUrl);
   const calls: ProxiedCall[] = [];
+  const open = new Map<number, Omit<ProxiedCall, 'status' | 'endMs' | 'callerGone'>>();
+  let nextSeq = 0;
   const server: Server = createServer((req, res) => {
     const startMs = Date.now();
+    const seq = nextSeq++;
     const [path = '', query = ''] = (req.url ?? '').split('?');
-    const record = (status: number) =>
-      calls.push({ method: req.method ?? 'GET', path, query, status, startMs, endMs: Date.now() });
+    const method = req.method ?? 'GET';
+    open.set(seq, { seq, method, path, query, startMs });
+    let callerGone = false;
+    res.on('close', () => {
+      if (!res.writableFinished) callerGone = true;
+    });
+    const record = (status: number) => {
+      if (!open.delete(seq)) return;
+      calls.push({ seq, method, path, query, status, startMs, endMs: Date.now(), callerGone });
+    };
     const upstream = request(
       {
         host: target.hostname,
@@ -48,6 +67,10 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       },
       (answer) => {
         record(answer.statusCode ?? 0);
+        if (callerGone) {
+          answer.resume();
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
         answer.on('error', () => res.destroy());
@@ -57,6 +80,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       record(0);
       res.destroy();
     });
+    // A caller gone before its whole request arrived cancels the upstream call (no complete request).
     req.on('aborted', () => upstream.destroy());
     req.pipe(upstream);
   });
@@ -66,6 +90,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    inFlight: () => [...open.values()],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

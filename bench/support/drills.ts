@@ -7,6 +7,7 @@ import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import type { DeliveryLogEntry } from '../../src/simulator/control-client.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { type BulkOptions, type BulkRun, registryCensus, startBulk, waitForBulk } from './bulk.js';
+import { isWrite } from './counting-proxy.js';
 import { brandOrder } from './orders.js';
 import { percentile, round, sleep, until } from './stats.js';
 import { postSignedEvent } from './webhooks.js';
@@ -58,9 +59,28 @@ export interface WorkerKillFigures extends BulkDrillFigures {
   kills: number;
   /** Worker restart (spawn → running) times. */
   restartMs: number[];
+  /**
+   * Per kill, the registry creates that were in flight when it landed and whose answer never reached
+   * the worker (its connection died with it), as `METHOD path status`: the status is what the registry
+   * answered after the kill (2xx: committed, with nobody left to learn it).
+   */
+  writesCutByKill: string[][];
 }
 
-/** SIGKILLs the worker process `kills` times, `everyMs` apart, during a bulk run; restarts it each time. */
+/** Real milliseconds each create waits at the simulator, so a kill can land while one is in flight. */
+const KILL_DRILL_WRITE_LATENCY_MS = 1_500;
+const BRAND_CREATE = /^\/v2\/brand\/nonBlocking$/;
+const ANY_CREATE = /^\/v2\/(brand\/nonBlocking|campaignBuilder)$/;
+
+/**
+ * SIGKILLs the worker process `kills` times during a bulk run and restarts it each time. Each kill
+ * waits until a registry create is in flight: a brand's for the first kill (watched from before the
+ * orders start, as brands are created first), any create `everyMs` after the previous restart for
+ * the others. The creates are held KILL_DRILL_WRITE_LATENCY_MS at the simulator, and the proxy lets a
+ * call whose caller died finish, so the simulator commits it after the kill: every kill cuts a create
+ * whose outcome the worker never learns, and the next attempt must find the entity rather than create
+ * (and pay for) a second one.
+ */
 export async function workerKillDrill(opts: {
   n: number;
   kills: number;
@@ -69,21 +89,58 @@ export async function workerKillDrill(opts: {
 }): Promise<WorkerKillFigures> {
   const stack = await startBenchStack({ workers: 'process', timeScale: 3600 });
   try {
+    await stack.control.addFault({
+      kind: 'latency',
+      method: 'POST',
+      pathPattern: ANY_CREATE.source,
+      latencyMs: KILL_DRILL_WRITE_LATENCY_MS,
+      count: 4 * opts.n,
+    });
     let worker = stack.startWorkerProcess();
     await worker.ready;
-    const run = await startBulk(stack.client, { n: opts.n, prefix: prefixOf('kill') });
     const restartMs: number[] = [];
-    for (let k = 0; k < opts.kills; k++) {
-      await sleep(opts.everyMs);
+    const inFlightAtKill: number[][] = [];
+    /** Waits for a create on `path` recent enough to be still held when the kill lands, kills, restarts. */
+    const killDuringCreate = async (path: RegExp) => {
+      const writes = await until(
+        `a registry create in flight (${path.source})`,
+        async () => {
+          const open = stack.proxy
+            .inFlight()
+            .filter(
+              (c) =>
+                isWrite(c) && path.test(c.path) && Date.now() - c.startMs < KILL_DRILL_WRITE_LATENCY_MS / 2,
+            );
+          return open.length > 0 ? open : undefined;
+        },
+        opts.timeoutMs,
+        20,
+      );
       worker.child.kill('SIGKILL');
       await worker.exited;
+      inFlightAtKill.push(writes.map((w) => w.seq));
       const t = Date.now();
       worker = stack.startWorkerProcess();
       await worker.ready;
       restartMs.push(Date.now() - t);
+    };
+    const firstKill = opts.kills > 0 ? killDuringCreate(BRAND_CREATE) : Promise.resolve();
+    firstKill.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    const run = await startBulk(stack.client, { n: opts.n, prefix: prefixOf('kill') });
+    await firstKill;
+    for (let k = 1; k < opts.kills; k++) {
+      await sleep(opts.everyMs);
+      await killDuringCreate(ANY_CREATE);
     }
     const figures = await finish(stack, run, opts.timeoutMs);
-    return { ...figures, kills: opts.kills, restartMs };
+    const cut = (seq: number) => stack.proxy.calls.find((c) => c.seq === seq && c.callerGone);
+    const writesCutByKill = inFlightAtKill.map((seqs) =>
+      seqs.flatMap((seq) => {
+        const c = cut(seq);
+        return c ? [`${c.method} ${c.path} ${c.status}`] : [];
+      }),
+    );
+    return { ...figures, kills: opts.kills, restartMs, writesCutByKill };
   } finally {
     await stack.stop();
   }
@@ -99,9 +156,15 @@ export interface TemporalOutageFigures {
   readyByWebhook: number;
   /** What moved each ready brand to ready (the drill expects 'webhook' for all). */
   readyCauses: string[];
-  /** BRAND_CONTACT_VERIFIED deliveries answered non-2xx (retried), delivered, discarded. */
+  /** What a failed hand-off answered: the ingress's TCR_INGRESS_HANDOFF_FAILURE. */
+  handoffFailure: 'close' | '503';
+  /**
+   * BRAND_CONTACT_VERIFIED deliveries retried (any reason), of them retried after an HTTP answer (by
+   * status) and after a network error (no answer, connection closed); delivered; discarded.
+   */
   retriedAttempts: number;
   retryStatuses: Record<string, number>;
+  networkRetries: number;
   delivered: number;
   discarded: number;
   /** From the Temporal server's restart to the last brand ready. */
@@ -120,8 +183,11 @@ export async function temporalOutageDrill(opts: {
   outageSeconds: number;
   timeScale: number;
   timeoutMs: number;
+  /** What the ingress answers a failed hand-off (default the ingress's own, `close`). */
+  handoffFailure?: 'close' | '503';
 }): Promise<TemporalOutageFigures> {
-  const stack = await startBenchStack({ timeScale: opts.timeScale, handoffTimeoutMs: 2_000 });
+  const handoffFailure = opts.handoffFailure ?? 'close';
+  const stack = await startBenchStack({ timeScale: opts.timeScale, handoffTimeoutMs: 2_000, handoffFailure });
   try {
     const prefix = prefixOf('outage');
     const refs = Array.from({ length: opts.n }, (_, i) => `${prefix}-b${i}`);
@@ -201,8 +267,10 @@ export async function temporalOutageDrill(opts: {
       ready: ready.length,
       readyByWebhook,
       readyCauses,
+      handoffFailure,
       retriedAttempts: log.filter((e) => e.outcome === 'RETRY' || e.outcome === 'NETWORK_RETRY').length,
       retryStatuses,
+      networkRetries: log.filter((e) => e.outcome === 'NETWORK_RETRY').length,
       delivered: log.filter((e) => e.outcome === 'DELIVERED').length,
       discarded: log.filter((e) => e.outcome === 'DISCARDED').length,
       recoverySeconds,
@@ -299,6 +367,13 @@ export interface DuplicateFigures extends BulkDrillFigures {
   resent: number;
   resendStatuses: Record<string, number>;
   ingressDuplicates: number;
+  /**
+   * Copies the ingress edge did not answer from its duplicate cache (resent minus edge duplicates): at
+   * least this many copies were handed to the workflows, whose own dedupe had to ignore them.
+   */
+  copiesPastEdge: number;
+  /** Copies the campaign workflows recognised by delivery id and ignored (their status's deliveries.duplicates). */
+  campaignDuplicatesIgnored: number;
   /** Workflows whose audit shows a phase entered twice (expected 0). */
   repeatedTransitions: string[];
 }
@@ -343,21 +418,28 @@ export async function duplicateDrill(opts: { n: number; timeoutMs: number }): Pr
     stopResender = true;
     await resender;
     const repeatedTransitions: string[] = [];
+    let campaignDuplicatesIgnored = 0;
     for (const t of run.timings) {
-      const status =
-        t.kind === 'brand'
-          ? await getBrandStatus(stack.client, t.reference)
-          : await getCampaignStatus(stack.client, t.reference);
+      let status: Awaited<ReturnType<typeof getBrandStatus | typeof getCampaignStatus>>;
+      if (t.kind === 'brand') status = await getBrandStatus(stack.client, t.reference);
+      else {
+        const campaign = await getCampaignStatus(stack.client, t.reference);
+        campaignDuplicatesIgnored += campaign.deliveries.duplicates;
+        status = campaign;
+      }
       const entered = status.audit.entries.filter((e) => e.event === 'phase').map((e) => e.to);
       if (new Set(entered).size !== entered.length)
         repeatedTransitions.push(`${t.reference}: ${entered.join(' → ')}`);
     }
+    const ingressDuplicates = stack.ingress.metrics.snapshot().duplicates;
     return {
       ...figures,
       delivered: seen.size,
       resent,
       resendStatuses,
-      ingressDuplicates: stack.ingress.metrics.snapshot().duplicates,
+      ingressDuplicates,
+      copiesPastEdge: resent - ingressDuplicates,
+      campaignDuplicatesIgnored,
       repeatedTransitions,
     };
   } finally {

@@ -4,15 +4,21 @@
  * tested); each effect happens once.
  */
 import { expect, it } from 'vitest';
-import { duplicateDrill } from '../../bench/support/drills.js';
+import { BULK_EVENT_TYPES, duplicateDrill } from '../../bench/support/drills.js';
 
 it('every webhook three times: one entity, one fee, no phase entered twice', async () => {
   const n = 4;
   const figures = await duplicateDrill({ n, timeoutMs: 60_000 });
   expect(figures.notCompleted).toEqual([]);
-  expect(figures.resent).toBe(2 * figures.delivered);
-  expect(figures.delivered).toBeGreaterThan(0);
-  expect(Object.keys(figures.resendStatuses).every((s) => s.startsWith('2'))).toBe(true);
+  // Every order's waking events were delivered (and copied): at least one of each type per order.
+  expect(figures.delivered).toBeGreaterThanOrEqual(BULK_EVENT_TYPES.length * n);
+  expect(figures.resent).toBeGreaterThan(0);
+  // Each copy was accepted (2xx), and copies got past the edge cache to the workflows, so the
+  // workflows' own dedupe is what kept the effects single.
+  expect(Object.keys(figures.resendStatuses).filter((s) => !s.startsWith('2'))).toEqual([]);
+  expect(figures.copiesPastEdge).toBeGreaterThan(0);
+  // ... and the campaign workflows recognised copies by their delivery id (the brand workflow keeps no count).
+  expect(figures.campaignDuplicatesIgnored).toBeGreaterThan(0);
   expect(figures.registryAnomalies).toEqual([]);
   expect(figures.repeatedTransitions).toEqual([]);
   expect(figures.brandCreates).toBe(n);
