@@ -2,11 +2,13 @@
 # check-start-stop.sh: `npm start` as a person runs it, then Ctrl-C. Waits until the local stack says
 # it is up, sends SIGINT to npm's process group (what a terminal does on Ctrl-C), and fails, printing
 # npm's output, when the stack is not up within TCR_START_TIMEOUT seconds (default 300: setup and the
-# build run first), npm has not exited 60 s after SIGINT, or exits with an error, or any process of the
-# stack is left running. Every port is 0 (any free port); the state goes to the default data folder.
+# build run first), npm has not exited TCR_STOP_TIMEOUT seconds after SIGINT (default 240), or exits
+# with an error, or any process of the stack is left running. Every port is 0 (any free port); the
+# state goes to the default data folder.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-timeout_s="${TCR_START_TIMEOUT:-300}"
+start_timeout="${TCR_START_TIMEOUT:-300}"
+stop_timeout="${TCR_STOP_TIMEOUT:-240}"
 data="${TCR_DATA_DIR:-$PWD/.data}"
 log="$(mktemp)"
 say() { printf '[start-stop] %s\n' "$*" >&2; }
@@ -38,14 +40,14 @@ trap kill_stack EXIT
 t0=$SECONDS
 until grep -q '^Ctrl-C stops everything' "$log"; do
   kill -0 "$pid" 2>/dev/null || die "npm start exited before the stack was up"
-  [ $((SECONDS - t0)) -lt "$timeout_s" ] || die "the stack was not up within ${timeout_s}s"
+  [ $((SECONDS - t0)) -lt "$start_timeout" ] || die "the stack was not up within ${start_timeout}s"
   sleep 1
 done
 say "the stack was up after $((SECONDS - t0))s; Ctrl-C (SIGINT to npm's process group)"
 t1=$SECONDS
 kill -INT -- "-$pid"
 while kill -0 "$pid" 2>/dev/null; do
-  [ $((SECONDS - t1)) -lt 60 ] || die "npm start had not exited 60s after SIGINT"
+  [ $((SECONDS - t1)) -lt "$stop_timeout" ] || die "npm start had not exited ${stop_timeout}s after SIGINT"
   sleep 1
 done
 rc=0
@@ -57,5 +59,9 @@ wait "$pid" || rc=$?
 left="$(stack_processes)"
 [ -z "$left" ] || die "processes of the stack were left running after npm exited: $left"
 trap - EXIT
-say "npm start exited with status $rc $((SECONDS - t1))s after SIGINT; nothing of the stack is left running"
+stopped=$((SECONDS - t1))
+say "npm start exited with status $rc ${stopped}s after SIGINT; nothing of the stack is left running"
+# Slow but not failed: on a first start, stopping waits for the example submissions and the progress
+# display's queries in flight.
+[ "$stopped" -le 15 ] || say "warning: a person pressing Ctrl-C waited ${stopped}s for the stack to stop"
 rm -f "$log"
