@@ -1,17 +1,20 @@
 /**
  * createWorkers: the task queues and server-side rate limits per account, the real registry
- * activities, and a graceful shutdown that lets a registry call in flight finish.
+ * activities, a graceful shutdown that stops every worker, and one that lets a registry call in
+ * flight finish and report its result.
  */
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingProxy } from '../../bench/support/counting-proxy.js';
+import { startBrandOrder } from '../../src/orders/index.js';
 import { createWorkers } from '../../src/workers/create-workers.js';
 import {
   REGISTRY_READS_PER_SECOND,
   REGISTRY_WRITES_PER_SECOND,
   WORKFLOW_TASK_QUEUE,
 } from '../../src/workflows/task-queues.js';
-import { workflowsPath } from '../fixtures/workflow-harness.js';
+import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
 import {
   type SimulatorHarness,
   simulatorAccount,
@@ -83,6 +86,71 @@ describe('createWorkers', () => {
     const secondRun = second.run();
     await second.shutdown();
     await secondRun;
+  });
+
+  it('shuts down gracefully with a registry create in flight: the call finishes and its result is recorded', async () => {
+    // The create is held 1.5 s at the simulator; a counting proxy in front of it shows when the call
+    // is at the registry and whether its answer reached the worker.
+    const proxy = await startCountingProxy(harness.sim.url);
+    const account = `inflight-${randomUUID().slice(0, 6)}`;
+    const workflowTaskQueue = `tcr-workflows-${randomUUID()}`;
+    await harness.control.addFault({
+      kind: 'latency',
+      method: 'POST',
+      pathPattern: '^/v2/brand/nonBlocking$',
+      latencyMs: 1_500,
+      count: 1,
+    });
+    const workers = await createWorkers(
+      {
+        temporal: { address: 'unused:7233', namespace: 'default' },
+        accounts: [{ ...simulatorAccount(harness.sim, account), baseUrl: proxy.url }],
+      },
+      {
+        connection: env.nativeConnection,
+        workflowBundle: await workflowBundle(workflowsPath),
+        workflowTaskQueue,
+      },
+    );
+    const run = workers.run();
+    const { handle } = await startBrandOrder(
+      env.client,
+      { reference: `inflight-${randomUUID().slice(0, 8)}`, account, brand: brandRegistration() },
+      { taskQueue: workflowTaskQueue },
+    );
+    const isCreate = (c: { method: string; path: string }) =>
+      c.method === 'POST' && c.path === '/v2/brand/nonBlocking';
+    try {
+      while (!proxy.inFlight().some(isCreate)) await new Promise((r) => setTimeout(r, 10));
+      await workers.shutdown();
+      await run;
+      // Answered, and the answer reached the worker (its caller was still there).
+      const creates = proxy.calls.filter(isCreate);
+      expect(
+        creates.map((c) => ({ ok: c.status >= 200 && c.status < 300, callerGone: c.callerGone })),
+      ).toEqual([{ ok: true, callerGone: false }]);
+      // The activity's result is in the workflow's history: completed, not failed, cancelled or timed out.
+      const events = (await handle.fetchHistory()).events ?? [];
+      const scheduled = events.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'registerBrand',
+      );
+      const scheduledId = Number(scheduled?.eventId);
+      const outcomes = events.flatMap((e) => {
+        const ends = {
+          completed: e.activityTaskCompletedEventAttributes,
+          failed: e.activityTaskFailedEventAttributes,
+          timedOut: e.activityTaskTimedOutEventAttributes,
+          canceled: e.activityTaskCanceledEventAttributes,
+        };
+        return Object.entries(ends)
+          .filter(([, a]) => a && Number(a.scheduledEventId) === scheduledId)
+          .map(([kind]) => kind);
+      });
+      expect(outcomes).toEqual(['completed']);
+    } finally {
+      await handle.terminate().catch(() => undefined);
+      await proxy.close();
+    }
   });
 
   it('releases workers that were created but never run, so the same queues can be served again', async () => {
