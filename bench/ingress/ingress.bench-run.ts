@@ -44,7 +44,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const WARMUP_MS = 500;
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
-const SECRET = 'bench-secret';
+const SECRET = 'bench-secret-0123456789abcdefghijklmnop';
 /** Fresh target workflows per phase, so no history grows across phases. */
 const TARGETS = 32;
 let phaseTag = 'warm';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
-import { readWebhookSecretsFile } from '../config/webhook-secrets.js';
+import { MIN_SECRET_BYTES, readWebhookSecretsFile } from '../config/webhook-secrets.js';
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { isLoopbackHost, parseCidrList } from './source-addresses.js';
 
@@ -231,6 +231,7 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
       message: `must be longer than TCR_INGRESS_HANDOFF_TIMEOUT_MS (${e.TCR_INGRESS_HANDOFF_TIMEOUT_MS}), or a connection waiting for its hand-off is closed`,
     });
   }
+  edgeProblems.push(...checkInlineSecrets(e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_URL));
   if (edgeProblems.length > 0) throw new IngressConfigError(edgeProblems);
   const { temporal, secrets } = temporalAndSecrets(env, e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_SECRETS_FILE);
   return {
@@ -264,6 +265,24 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
  * The registered URL must lead here: its path is the listen path (one character off and every real
  * event is a 401 until the registry discards it), and it is https unless it points at loopback.
  */
+/**
+ * Secrets given inline (TCR_WEBHOOK_SECRETS) follow the file's rule, at least 32 bytes each, unless
+ * the webhook URL is on loopback (local stacks and tests). Problems name the position, never the value.
+ */
+function checkInlineSecrets(secrets: string[], webhookUrl: string): { variable: string; message: string }[] {
+  if (isLoopbackHost(new URL(webhookUrl).hostname)) return [];
+  return secrets.flatMap((secret, index) =>
+    Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES
+      ? [
+          {
+            variable: 'TCR_WEBHOOK_SECRETS',
+            message: `secret ${index + 1} of ${secrets.length} is shorter than ${MIN_SECRET_BYTES} bytes (a secret cannot contain a comma here: use TCR_WEBHOOK_SECRETS_FILE, one secret per line)`,
+          },
+        ]
+      : [],
+  );
+}
+
 function checkWebhookUrl(webhookUrl: string, path: string): { variable: string; message: string }[] {
   const url = new URL(webhookUrl);
   const problems: { variable: string; message: string }[] = [];

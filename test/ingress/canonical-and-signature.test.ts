@@ -107,7 +107,11 @@ describe('signatures', () => {
 });
 
 describe('parseIngressConfig', () => {
-  const minimal = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: 'a, b' };
+  const [a, b] = ['first-secret-0123456789abcdefghijklmn', 'second-secret-0123456789abcdefghijklm'];
+  const minimal = {
+    TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry',
+    TCR_WEBHOOK_SECRETS: `${a}, ${b}`,
+  };
 
   it('applies the defaults', () => {
     const config = parseIngressConfig(minimal);
@@ -116,7 +120,7 @@ describe('parseIngressConfig', () => {
       port: 8470,
       path: '/webhooks/registry',
       webhookUrl: 'https://csp.example/webhooks/registry',
-      secrets: ['a', 'b'],
+      secrets: [a, b],
       allow: [],
       trustedProxies: [],
       bodyLimit: 64 * 1024,

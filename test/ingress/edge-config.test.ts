@@ -20,6 +20,25 @@ const problem = (env: NodeJS.ProcessEnv): string => {
 };
 
 describe('ingress edge configuration', () => {
+  it('refuses an inline secret shorter than 32 bytes off loopback, naming its position, not its value', () => {
+    const message = problem({ ...base, TCR_WEBHOOK_SECRETS: `${SECRET},short-secret-value` });
+    expect(message).toContain('TCR_WEBHOOK_SECRETS');
+    expect(message).toContain('secret 2 of 2 is shorter than 32 bytes');
+    expect(message).toContain('TCR_WEBHOOK_SECRETS_FILE');
+    expect(message).not.toContain('short-secret-value');
+    // A secret with a comma is two short halves: refused, not silently split into two secrets.
+    expect(problem({ ...base, TCR_WEBHOOK_SECRETS: 'first-half-of-a-secret,second-half-of-it' })).toContain(
+      'secret 1 of 2 is shorter',
+    );
+    // Local stacks and tests (a loopback webhook URL) may use short ones.
+    expect(
+      parseIngressConfig({
+        TCR_WEBHOOK_URL: 'http://127.0.0.1:8470/webhooks/registry',
+        TCR_WEBHOOK_SECRETS: 'x',
+      }).secrets,
+    ).toEqual(['x']);
+  });
+
   it('defaults: a 64 KiB body, request and idle timeouts, connection caps, internal listener on loopback', () => {
     expect(parseIngressConfig(base)).toMatchObject({
       bodyLimit: 64 * 1024,

@@ -8,7 +8,7 @@ import { signEvent } from '../../src/ingress/signature.js';
 import { startIngressProcess } from '../support/ingress-process.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
-const SECRET = 'process-secret';
+const SECRET = 'process-secret-0123456789abcdefghijklm';
 
 it('writes each event to the log within a second and flushes the rest on SIGTERM', async () => {
   const { child, url, stdout } = await startIngressProcess({

@@ -24,7 +24,7 @@ import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 // search attributes, parking before the owner knows its id, claiming, and duplicates.
 const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
-const SECRET = 'routing-secret';
+const SECRET = 'routing-secret-0123456789abcdefghijklm';
 const taskQueue = `ingress-routing-${randomUUID()}`;
 const silent = pino({ level: 'silent' });
 

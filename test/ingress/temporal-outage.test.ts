@@ -17,7 +17,7 @@ import { devServerEnv, timeSkippingEnv, workflowBundle } from '../support/tempor
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
-const SECRET = 'outage-secret';
+const SECRET = 'outage-secret-0123456789abcdefghijklmn';
 
 describe('Temporal down, then up', () => {
   let env: TestWorkflowEnvironment;
