@@ -1,0 +1,176 @@
+/**
+ * The campaign workflow's own claim of parked events (the routing tests use a stand-in owner that
+ * re-implements the claim, so they cannot see the real workflow's). On the time-skipping server with
+ * the simulator and the real activities (the campaign bench):
+ * - an event the ingress's router parked under the campaign's reference before the workflow existed
+ *   is claimed when the workflow starts;
+ * - an event parked under the campaign's registry id before the workflow learned that id is claimed
+ *   once the campaign is created (the create's answer is held 2 s after the commit, and dropped, so
+ *   the test can read the id at the registry and park under it first).
+ */
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventRouter } from '../../src/ingress/router.js';
+import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import { getCampaignStatus, startCampaignOrder } from '../../src/orders/campaign-orders.js';
+import type { RegistryEvent } from '../../src/registry/events.js';
+import {
+  campaignWorkflowId,
+  parkedEventsByReferenceWorkflowId,
+  parkedEventsWorkflowId,
+} from '../../src/workflows/ids.js';
+import { type ParkedEventsInput, parkedEventsQuery } from '../../src/workflows/parked-events.js';
+import { registryEventSignal } from '../../src/workflows/signals.js';
+import {
+  type CampaignBench,
+  privateBrand,
+  qualifyingCampaign,
+  startCampaignBench,
+  uniqueRef,
+} from '../fixtures/campaign-env.js';
+import { timeSkippingEnv } from '../support/temporal-env.js';
+
+let env: TestWorkflowEnvironment;
+let bench: CampaignBench;
+const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
+
+beforeAll(async () => {
+  env = await timeSkippingEnv();
+  bench = await startCampaignBench(env);
+});
+afterAll(async () => {
+  await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
+  await bench?.close();
+  await env?.teardown();
+});
+
+/** Polls `check` every 50 ms until it gives a value (the test's own timeout bounds the wait). */
+async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function readyBrand(): Promise<string> {
+  const brandReference = uniqueRef('brand');
+  const { handle } = await startBrandOrder(
+    env.client,
+    { reference: brandReference, account: bench.account, brand: privateBrand(brandReference) },
+    { taskQueue: bench.taskQueue },
+  );
+  handles.push(handle);
+  await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
+  return brandReference;
+}
+
+async function startCampaign(reference: string, brandReference: string) {
+  const { handle } = await startCampaignOrder(
+    env.client,
+    {
+      reference,
+      account: bench.account,
+      brandReference,
+      upstreamCnpId: 'SINCH',
+      campaign: qualifyingCampaign(),
+    },
+    { taskQueue: bench.taskQueue },
+  );
+  handles.push(handle);
+  return handle;
+}
+
+const delivery = (event: RegistryEvent) => ({
+  event,
+  receivedAt: new Date().toISOString(),
+  deliveryId: randomUUID(),
+});
+
+/** The campaign's status once it has acted on `n` distinct deliveries. */
+const receivedAtLeast = (reference: string, n: number) =>
+  until(async () => {
+    const status = await getCampaignStatus(env.client, reference);
+    return status.deliveries.received >= n ? status : undefined;
+  });
+
+describe('the campaign workflow claims its parked events', () => {
+  it('parked under its reference before it started: claimed at start and delivered once', async () => {
+    const brandReference = await readyBrand();
+    const reference = uniqueRef('camp');
+    const router = new EventRouter({
+      client: env.client,
+      parkedTaskQueue: bench.taskQueue,
+      parkedRetentionMs: 86_400_000,
+    });
+    const parkedDelivery = delivery({
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignReferenceId: reference,
+      description: 'parked before the workflow existed',
+    } as RegistryEvent);
+    const routed = await router.route(parkedDelivery);
+    const parkedId = parkedEventsByReferenceWorkflowId('campaign', reference);
+    expect(routed).toEqual({ action: 'parked', kind: 'campaign', via: 'reference', workflowId: parkedId });
+
+    await startCampaign(reference, brandReference);
+    const status = await receivedAtLeast(reference, 1);
+    expect(
+      status.audit.entries.filter((e) => e.event === 'claimed-parked-events').map((e) => e.detail),
+    ).toContain(parkedId);
+    expect(
+      status.audit.entries.some((e) => e.event === 'event' && e.detail?.startsWith('CAMPAIGN_NUDGE')),
+    ).toBe(true);
+    const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
+    expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
+      owner: campaignWorkflowId(reference),
+      forwarded: 1,
+      held: 0,
+    });
+    expect(status.deliveries).toEqual({ received: 1, duplicates: 0 });
+  });
+
+  it('parked under its campaignId before it learned the id: claimed once created, delivered once', async () => {
+    const brandReference = await readyBrand();
+    const reference = uniqueRef('camp');
+    // The create commits at the registry, then its answer is held 2 s and the connection dropped; the
+    // workflow finds the campaign by reference afterwards. Meanwhile the test parks an event under the id.
+    await bench.control.addFault({
+      kind: 'timeout-after-commit',
+      method: 'POST',
+      pathPattern: '^/v2/campaignBuilder$',
+      delayMs: 2_000,
+      count: 1,
+    });
+    await startCampaign(reference, brandReference);
+    const campaignId = await until(
+      async () => (await bench.registry.findCampaignByReference(reference))?.campaignId,
+    );
+    const parkedId = parkedEventsWorkflowId('campaign', campaignId);
+    const input: ParkedEventsInput = { kind: 'campaign', keyType: 'registryId', key: campaignId };
+    // As the router parks an event that names only the registry id and finds no owner for it.
+    await env.client.workflow.signalWithStart('parkedEvents', {
+      workflowId: parkedId,
+      taskQueue: bench.taskQueue,
+      args: [input],
+      signal: registryEventSignal,
+      signalArgs: [delivery({ eventType: 'CAMPAIGN_NUDGE', campaignId } as RegistryEvent)],
+    });
+    handles.push(env.client.workflow.getHandle(parkedId));
+    // Still before the workflow knows the id: the create's answer has not come back.
+    expect((await getCampaignStatus(env.client, reference)).campaignId).toBeUndefined();
+
+    const status = await receivedAtLeast(reference, 1);
+    expect(status.campaignId).toBe(campaignId);
+    expect(
+      status.audit.entries.filter((e) => e.event === 'claimed-parked-events').map((e) => e.detail),
+    ).toContain(parkedId);
+    const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
+    expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
+      owner: campaignWorkflowId(reference),
+      forwarded: 1,
+      held: 0,
+    });
+    expect(status.deliveries).toEqual({ received: 1, duplicates: 0 });
+  });
+});
