@@ -24,9 +24,16 @@ export interface RegistryEnvironmentSettings {
   timeoutMs: number;
 }
 
+/** The variable holding each remote environment's known hosts (spelt out: greppable, and found by the deployment tests' scan). */
+const HOSTS_VARIABLES: Record<RemoteEnvironment, string> = {
+  qa: 'TCR_REGISTRY_QA_HOSTS',
+  staging: 'TCR_REGISTRY_STAGING_HOSTS',
+  preview: 'TCR_REGISTRY_PREVIEW_HOSTS',
+  production: 'TCR_REGISTRY_PRODUCTION_HOSTS',
+};
+
 /** The variable holding a remote environment's known hosts, e.g. TCR_REGISTRY_PRODUCTION_HOSTS. */
-export const hostsVariable = (environment: RemoteEnvironment) =>
-  `TCR_REGISTRY_${environment.toUpperCase()}_HOSTS`;
+export const hostsVariable = (environment: RemoteEnvironment) => HOSTS_VARIABLES[environment];
 
 const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[?[0-9a-f:.]+\]?$/;
 
