@@ -201,9 +201,11 @@ describe('temporal-docker/docker-compose.yml', () => {
   });
 
   it('ships an accounts example that the worker configuration accepts', () => {
-    const config = loadWorkerConfig({
-      TCR_ACCOUNTS_FILE: join(root, 'temporal-docker/accounts.example.json'),
-    });
+    // Copied and made private as the compose steps say (cp ... secrets/accounts.json; chmod 600): the
+    // worker refuses an accounts file that group or others can read, as the checked-out example is.
+    const file = join(mkdtempSync(join(tmpdir(), 'tcr-accounts-')), 'accounts.json');
+    writeFileSync(file, readFileSync(join(root, 'temporal-docker/accounts.example.json')), { mode: 0o600 });
+    const config = loadWorkerConfig({ TCR_ACCOUNTS_FILE: file });
     expect(config.accounts.map((a) => a.name)).toEqual(['acme']);
   });
 });
@@ -352,7 +354,7 @@ describe('environment variables', () => {
       'TCR_WEBHOOK_SECRETS',
       'TCR_INGRESS_LOG_LEVEL',
       'TCR_REGISTRY_TIMEOUT_MS',
-      'TCR_REGISTRY_<ENV>_API_SECRET',
+      'TCR_REGISTRY_PRODUCTION_HOSTS',
       'TCR_WORKER_METRICS_ADDRESS',
     ])
       expect(productVariables).toContain(known);
