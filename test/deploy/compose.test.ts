@@ -150,6 +150,21 @@ describe('temporal-docker/docker-compose.yml', () => {
     expect(DEFAULT_PARKED_TASK_QUEUE).toBe(WORKFLOW_TASK_QUEUE);
   });
 
+  it('gives the ingress the same Temporal connection variables as the worker', () => {
+    // The docs say one .env serves an external cluster or Temporal Cloud for both.
+    const temporalOf = (name: string) =>
+      Object.fromEntries(Object.entries(environmentOf(name)).filter(([k]) => k.startsWith('TEMPORAL_')));
+    expect(Object.keys(temporalOf('worker')).sort()).toEqual([
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_API_KEY',
+      'TEMPORAL_NAMESPACE',
+      'TEMPORAL_TLS_CA',
+      'TEMPORAL_TLS_CERT',
+      'TEMPORAL_TLS_KEY',
+    ]);
+    expect(temporalOf('ingress')).toEqual(temporalOf('worker'));
+  });
+
   it('builds a production image that runs as a non-root user with prod dependencies only', () => {
     expect(dockerfile).toMatch(/^RUN npm ci --ignore-scripts --no-audit/m);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev --ignore-scripts/m);
