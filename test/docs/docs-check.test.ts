@@ -1,0 +1,133 @@
+/**
+ * The docs say true things about the tree: every repository path named in README.md and docs/*.md
+ * exists, and every `tcr` command line shown names a command (and subcommand) the CLI has, whose
+ * `--help` succeeds and lists each option the line uses.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/run.js';
+import { tcr } from '../cli/support.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const text = (doc: string) => readFileSync(join(root, doc), 'utf8');
+
+/** Files an operator creates from an example (they are named, not shipped). */
+const CREATED_BY_THE_OPERATOR = new Set([
+  'temporal-docker/.env',
+  'temporal-docker/secrets/payload-keys.json',
+]);
+
+const PATH = /(?<![\w/.-])((?:src|test|bench|docs|scripts|temporal-docker|examples|\.ci)\/[\w./-]*[\w/])/g;
+
+/** Repository paths a doc names: bare or in code spans, and relative link targets (not globs or templates). */
+export function namedPaths(doc: string, body: string): string[] {
+  const found = new Set<string>();
+  for (const m of body.matchAll(PATH)) {
+    const next = body[(m.index ?? 0) + m[0].length] ?? '';
+    if ('*{<$'.includes(next) || (next === '-' && body[(m.index ?? 0) + m[0].length + 1] === '*')) continue;
+    found.add(m[1]!);
+  }
+  for (const m of body.matchAll(/\]\(([^)#\s]+)/g)) {
+    const target = m[1]!;
+    if (/^[a-z]+:/i.test(target)) continue;
+    found.add(normalize(join(dirname(doc), target)));
+  }
+  return [...found].filter((p) => !CREATED_BY_THE_OPERATOR.has(p));
+}
+
+/** `tcr ...` lines: in code blocks (a leading `$ ` and trailing `# comment` dropped) and in code spans. */
+export function tcrLines(body: string): string[] {
+  const lines = new Set<string>();
+  let inBlock = false;
+  for (const raw of body.split('\n')) {
+    if (/^\s*```/.test(raw)) {
+      inBlock = !inBlock;
+      continue;
+    }
+    if (inBlock) {
+      const line = raw
+        .replace(/^\s*\$\s+/, '')
+        .replace(/\s+#.*$/, '')
+        .trim();
+      if (/^(npx )?tcr /.test(line)) lines.add(line.replace(/^npx /, ''));
+    } else {
+      for (const m of raw.matchAll(/`(tcr [^`]+)`/g)) lines.add(m[1]!.trim());
+    }
+  }
+  return [...lines];
+}
+
+/** The command path a line names (`brand register`), and the options it uses (`--json`). */
+function parseLine(line: string): { path: string[]; options: string[] } {
+  const words = line.split(/\s+/).slice(1);
+  const path: string[] = [];
+  for (const w of words) {
+    if (!/^[a-z][a-z-]*$/.test(w) || path.length === 2) break;
+    path.push(w);
+  }
+  const options = words.flatMap((w) => {
+    const m = /^(--[a-z][a-z0-9-]*)/.exec(w);
+    return m ? [m[1]!] : [];
+  });
+  return { path, options };
+}
+
+/** The help text of a command path, and whether each level exists. */
+async function helpOf(path: string[]): Promise<{ known: boolean; help: string }> {
+  const [name, sub] = path;
+  if (name === undefined || !Object.hasOwn(commands, name)) return { known: false, help: '' };
+  const command = commands[name]!;
+  const isGroup = /^Commands:$/m.test(command.help);
+  if (!isGroup || sub === undefined) return { known: true, help: command.help };
+  if (!new RegExp(`^  ${sub}\\s`, 'm').test(command.help)) return { known: false, help: command.help };
+  const run = await tcr([name, sub, '--help']);
+  return { known: run.code === 0, help: run.stdout };
+}
+
+describe('docs check', () => {
+  it('every repository path named in README.md and docs/ exists', () => {
+    const missing = docs.flatMap((doc) =>
+      namedPaths(doc, text(doc))
+        .filter((p) => !existsSync(join(root, p.replace(/:\d+(-\d+)?$/, ''))))
+        .map((p) => `${doc}: ${p}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('every tcr command line shown names a real command whose --help lists the options used', async () => {
+    const lines = docs.flatMap((doc) => tcrLines(text(doc)).map((line) => ({ doc, line })));
+    expect(lines.length).toBeGreaterThan(20);
+    const problems: string[] = [];
+    for (const { doc, line } of lines) {
+      const { path, options } = parseLine(line);
+      const { known, help } = await helpOf(path);
+      if (!known) {
+        problems.push(`${doc}: ${line} (no such command)`);
+        continue;
+      }
+      for (const option of options)
+        if (option !== '--help' && !new RegExp(`${option}(?![a-z-])`).test(help))
+          problems.push(`${doc}: ${line} (${option} is not in 'tcr ${path.join(' ')} --help')`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the checks find what they look for', () => {
+    expect(
+      namedPaths(
+        'docs/x.md',
+        'see `src/nowhere.ts` and [it](../src/cli/run.ts), not `test/drills/*.test.ts`',
+      ),
+    ).toEqual(['src/nowhere.ts', 'src/cli/run.ts']);
+    expect(
+      tcrLines('text `tcr status ref`\n```sh\n$ tcr brand register x.json --json   # note\nls\n```\n'),
+    ).toEqual(['tcr status ref', 'tcr brand register x.json --json']);
+  });
+});
