@@ -169,7 +169,7 @@ describe('parseIngressConfig', () => {
         TEMPORAL_TLS_KEY: '/certs/client.key',
       }),
     ).toThrow(/TEMPORAL_TLS_\* .*\/certs\/client\.(pem|key)/);
-    expect(createIngressClient(config)).toBeDefined();
+    expect(createIngressClient(config).options.namespace).toBe('ns');
   });
 });
 
