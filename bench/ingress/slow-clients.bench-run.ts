@@ -14,10 +14,12 @@
  *   then one header line a second. A connection the ingress cuts is opened again at once, so 200
  *   stay open throughout.
  * - Two phases of DRILL_SECONDS (default 20) each: without attackers (baseline), then under attack.
+ * - DRILL_EVENTS=edge sends events with nothing to route by instead (acknowledged "ignored", no
+ *   Temporal call): the edge's own cost under attack, without the dev server's share of the CPU.
  *
  * Run (not part of `npm test`):
  *   npx vitest run --config bench/ingress/vitest.config.ts bench/ingress/slow-clients.bench-run.ts
- * Results: stdout and bench/ingress/results-slow-clients.json.
+ * Results: stdout and bench/ingress/results-slow-clients.json (results-slow-clients-edge.json).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +37,7 @@ import { createIngressClient } from '../../src/ingress/temporal.js';
 import { devServerEnv } from '../../test/support/temporal-env.js';
 
 const SECONDS = Number(process.env.DRILL_SECONDS ?? 20);
+const EDGE_ONLY = process.env.DRILL_EVENTS === 'edge';
 const ATTACKERS = 200;
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'slow-client-drill-secret-0123456789abcdef';
@@ -139,12 +142,14 @@ async function deliver(name: string, seconds: number): Promise<Phase> {
   try {
     while (performance.now() < end) {
       n++;
-      const event = {
-        eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
-        brandId: `BDRILL${run}${n}`,
-        brandIdentityStatus: 'VERIFIED',
-        cspId: 'CSPLOCAL',
-      };
+      const event = EDGE_ONLY
+        ? { eventType: 'DRILL_NO_IDS', cspId: 'CSPLOCAL', description: `drill ${run} ${n}` }
+        : {
+            eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
+            brandId: `BDRILL${run}${n}`,
+            brandIdentityStatus: 'VERIFIED',
+            cspId: 'CSPLOCAL',
+          };
       const headers = {
         'content-type': 'application/json',
         'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
@@ -222,6 +227,7 @@ it('valid deliveries keep p99 under 50 ms and none is refused while 200 connecti
     date: new Date().toISOString(),
     machine: { cores: availableParallelism(), loadavg: loadavg().map((l) => Number(l.toFixed(2))) },
     seconds: SECONDS,
+    events: EDGE_ONLY ? 'edge (nothing to route by, no hand-off)' : 'handoff (parked in Temporal)',
     attackers: ATTACKERS,
     phases: [baseline, attacked],
     ingress: {
@@ -233,7 +239,7 @@ it('valid deliveries keep p99 under 50 ms and none is refused while 200 connecti
   };
   console.log(JSON.stringify(figures, null, 2));
   writeFileSync(
-    new URL('./results-slow-clients.json', import.meta.url),
+    new URL(`./results-slow-clients${EDGE_ONLY ? '-edge' : ''}.json`, import.meta.url),
     `${JSON.stringify(figures, null, 2)}\n`,
   );
 
