@@ -14,8 +14,10 @@
  * allow are one table (./phases.ts); the state is one object (./state.ts).
  */
 import {
+  allHandlersFinished,
   CancellationScope,
   type ChildWorkflowHandle,
+  condition,
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
@@ -642,7 +644,11 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
     await CancellationScope.nonCancellable(() => cancel('cancelled through Temporal', 'operator'));
   }
   if (status.phase === 'deleted') await stopVets('the registry no longer knows the brand');
+  // Operations still queued get their answer, and every handler returns it before the workflow ends
+  // (an update left unfinished would answer its caller "not found").
+  queue.drain(status.phase, 'cancelled', `the brand is ${status.phase}`);
   delete status.waitingFor;
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return {
     phase: status.phase,
     ...(status.brandId ? { brandId: status.brandId } : {}),

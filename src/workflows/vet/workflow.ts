@@ -13,7 +13,9 @@
  * order in flight has finished.
  */
 import {
+  allHandlersFinished,
   CancellationScope,
+  condition,
   continueAsNew,
   defineQuery,
   getExternalWorkflowHandle,
@@ -238,6 +240,7 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
     if (!isCancellation(error)) throw error;
     await CancellationScope.nonCancellable(() => stop('the vet workflow was cancelled'));
   }
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return view.progress;
 }
 
