@@ -5,10 +5,11 @@
  * TypeScript gets compile-time checks. Importing this module pulls in no workflow code (workflows
  * are referenced by name and type only) and starts nothing.
  *
- *   import { Client, Connection } from '@temporalio/client';
- *   import { dataConverter, startBrandOrder, waitForBrandPhase } from 'tcr-orchestrator';
- *   // Payloads encrypted with the keys TCR_PAYLOAD_KEYS_FILE names, as the workers read them:
- *   const client = new Client({ connection, dataConverter: dataConverter() });
+ *   import { connectOrderClient, startBrandOrder, waitForBrandPhase } from 'tcr-orchestrator';
+ *   // TEMPORAL_* (or a temporal.toml profile) as the workers read them; payloads encrypted with the
+ *   // keys TCR_PAYLOAD_KEYS_FILE names:
+ *   const { client, close } = await connectOrderClient();
+ *   // Or your own Connection: new Client({ connection, dataConverter: dataConverter() }).
  */
 
 // Payload encryption: the data converter every Client of an order system passes (docs/operations.md,
@@ -23,6 +24,9 @@ export {
   keyringFromEnv,
   readKeyFile,
 } from './codec/index.js';
+// The order system's Temporal client, connected as the worker, the ingress and tcr connect
+// (TEMPORAL_* and temporal.toml through @temporalio/envconfig) with the product's data converter.
+export { connectOrderClient, type OrderClient, type OrderClientOptions } from './config/order-client.js';
 // Brand orders: schema, validation, start / steer / query / wait.
 export {
   appealBrand,

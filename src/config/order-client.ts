@@ -1,0 +1,60 @@
+/**
+ * The Temporal client of an order system, connected the way the worker, the ingress and `tcr`
+ * connect: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, a `temporal.toml`
+ * profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), read by `@temporalio/envconfig`
+ * (./temporal-connection.ts), and the product's data converter (payloads encrypted with the keys
+ * TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name). Exported from the package:
+ *
+ *   import { connectOrderClient, startBrandOrder } from 'tcr-orchestrator';
+ *   const { client, close } = await connectOrderClient();
+ *   await startBrandOrder(client, order);
+ *   await close();
+ */
+import { Client, Connection } from '@temporalio/client';
+import { dataConverter } from '../codec/data-converter.js';
+import {
+  loadTemporalConnection,
+  type TemporalOverrides,
+  temporalClientConnectionOptions,
+} from './temporal-connection.js';
+import { ConfigError } from './worker-config.js';
+
+export interface OrderClientOptions extends TemporalOverrides {
+  /** Where the settings are read (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Connect on the first call instead of now (Connection.lazy). */
+  lazy?: boolean;
+}
+
+export interface OrderClient {
+  client: Client;
+  connection: Connection;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a Temporal client for placing and steering orders. A configuration problem (half an mTLS
+ * pair, an unreadable certificate, a bad address or profile, a bad key file) throws ConfigError
+ * naming every variable at fault, never a value.
+ */
+export async function connectOrderClient(options: OrderClientOptions = {}): Promise<OrderClient> {
+  const env = options.env ?? process.env;
+  const problems: string[] = [];
+  const target = loadTemporalConnection(env, problems, {
+    address: options.address,
+    namespace: options.namespace,
+  });
+  let converter: ReturnType<typeof dataConverter> | undefined;
+  try {
+    converter = dataConverter({ env });
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const connectionOptions = temporalClientConnectionOptions(target);
+  const connection = options.lazy
+    ? Connection.lazy(connectionOptions)
+    : await Connection.connect(connectionOptions);
+  const client = new Client({ connection, namespace: target.namespace, dataConverter: converter });
+  return { client, connection, close: () => connection.close() };
+}
