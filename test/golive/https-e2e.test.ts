@@ -27,7 +27,7 @@
  * to the registry; a wrong API secret is named by `tcr accounts check` (exit 1) and never printed.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -343,6 +343,7 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
     await registryFront?.close();
     await ingressFront?.close();
     await env?.teardown();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
   it('refuses a misconfigured account at start, naming account, field and fix, and sends it nowhere', async () => {
