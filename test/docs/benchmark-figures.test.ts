@@ -1,0 +1,109 @@
+/**
+ * The figures docs/benchmarks.md (and README.md's summary) report come from results files in the tree: each claim below reads
+ * a results file, formats the figure as the page prints it, and expects the page to contain it. A
+ * figure changed on the page without a run, or a results file replaced by another run, fails here.
+ * Figures whose run left no file are listed in the page's "known gaps" section.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { datedResultsPath } from '../../bench/support/results.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const page = readFileSync(join(root, 'docs/benchmarks.md'), 'utf8');
+// biome-ignore lint/suspicious/noExplicitAny: results files are plain JSON read by path
+const results = (path: string): any => JSON.parse(readFileSync(join(root, path), 'utf8'));
+
+const s1 = (ms: number) => (ms / 1000).toFixed(1);
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** What the page must say, per results file. */
+const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
+  'bench/throughput/results.json': (r) => [
+    `Measured at N = ${r.n} (${r.product.orders} orders, ${r.product.wholeRun.writes} writes)`,
+    `| Orders completed | **${r.product.completed} / ${r.product.orders}**`,
+    `| Total time | **${r.product.totalSeconds} s** |`,
+    `| ${r.naive.totalSeconds} s |`,
+    `| Ratio to the theoretical minimum (${r.product.theoreticalMinSeconds} s) | **${r.product.ratioToMinimum.toFixed(2)}** |`,
+    `${r.product.writeWindow.writesPerSecond.toFixed(2)}/s = **${pct(r.product.writeWindow.writeLimitShare)}**`,
+    `${r.product.wholeRun.writesPerSecond.toFixed(2)}/s = **${pct(r.product.wholeRun.writeLimitShare)}**`,
+    `**${r.product.wholeRun.rateLimited} of ${r.product.wholeRun.calls} calls (0 %)**`,
+    `${r.naive.wholeRun.rateLimited} of ${r.naive.wholeRun.calls} calls (**${Math.round(r.naive.wholeRun.rateLimitedShare * 100)} %**)`,
+    `| End-to-end p50 / p99 (all orders) | ${s1(r.product.e2eMs.p50)} s / ${s1(r.product.e2eMs.p99)} s |`,
+    `| … brands | ${s1(r.product.brandE2eMs.p50)} s / ${s1(r.product.brandE2eMs.p99)} s |`,
+    `| … campaigns | ${s1(r.product.campaignE2eMs.p50)} s / ${s1(r.product.campaignE2eMs.p99)} s |`,
+  ],
+  'bench/scale/results-1000.json': (r) => [
+    `**${thousands(r.workerHolding.rssMb)} MB** | ${Math.round(r.workerHolding.heapUsedMb)} MB / ${Math.round(r.workerHolding.heapTotalMb)} MB | ${r.workerHolding.cpuPercent} % of one core`,
+    `**${r.wake.p50ms} ms / ${r.wake.p99ms} ms** (${r.wake.sent - r.wake.missed} of ${r.wake.sent} woke; ${r.wake.missed} missed)`,
+    `${r.setupSeconds} s (start calls ${r.startSeconds} s)`,
+  ],
+  'bench/scale/results-10000.json': (r) => [
+    `**${thousands(r.workerHolding.rssMb)} MB**`,
+    `**${r.workerHolding.cpuPercent} % of one core**`,
+    `**${r.wake.p50ms} ms / ${r.wake.p99ms} ms** (${r.wake.sent - r.wake.missed} of ${r.wake.sent} woke; ${r.wake.missed} missed)`,
+    `Setup took ${thousands(r.setupSeconds)} s: ${Math.round(r.startSeconds)} s of start calls`,
+  ],
+  'bench/drills/results-kill.json': ({ figures: f }) => [
+    `${f.completed} / ${f.orders} orders completed in **${f.seconds} s** (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s)`,
+    `restarts took ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
+    `exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} campaign creates, ${f.shares} shares and **${f.fees} fees**`,
+  ],
+  'bench/drills/results-outage.json': ({ figures: f }) => [
+    `${f.brands} PUBLIC_PROFIT brands`,
+    `${f.delivered} delivered, **${f.discarded} discarded**`,
+    `**${f.ready} / ${f.brands} brands ready, all woken by the webhook**`,
+    `${f.recoverySeconds} s after the restart`,
+  ],
+  'bench/drills/results-duplicate.json': ({ figures: f }) => [
+    `${f.delivered} deliveries, **${f.resent} copies, all answered 200**. ${f.ingressDuplicates} copies were caught`,
+  ],
+  'bench/drills/results-commit.json': ({ figures: f }) => [
+    `\`error-after-commit\`: ${f.error.completed} / ${f.error.orders} completed in ${f.error.seconds} s, ${f.error.faultedCalls} faulted calls`,
+    `\`timeout-after-commit\`: ${f.timeout.completed} / ${f.timeout.orders} completed in ${f.timeout.seconds} s, ${f.timeout.faultedCalls} faulted calls`,
+  ],
+  'bench/drills/results-drop.json': ({ figures: f }) => [
+    `${f.dropped} of ${f.sent} webhooks dropped (**${Math.round(f.droppedShare * 100)} %**)`,
+    `**${f.completed} / ${f.orders} orders completed** in ${f.seconds} s`,
+    `${f.completedByWebhook.count} campaigns finished on a webhook (p50 ${s1(f.completedByWebhook.p50)} s, p99 ${s1(f.completedByWebhook.p99)} s)`,
+    `${f.completedByPoll.count} on a reconciliation poll (p50 ${s1(f.completedByPoll.p50)} s, p99 ${s1(f.completedByPoll.p99)} s)`,
+    `**Added delay: +${Math.round(f.addedDelayP50Ms / 1000)} s at p50, +${Math.round(f.addedDelayP99Ms / 1000)} s at p99**`,
+  ],
+};
+
+/** README.md's summary of the same runs. */
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
+  'bench/throughput/results.json': (r) => [
+    `**${pct(r.product.writeWindow.writeLimitShare)} of the write limit** from first to last write (${pct(r.product.wholeRun.writeLimitShare)} counted from the first order's start), **${r.product.wholeRun.rateLimited} × 429**, ${r.product.completed}/${r.product.orders} orders`,
+    `p50 ${Math.round(r.product.e2eMs.p50 / 1000)} s, p99 ${Math.round(r.product.e2eMs.p99 / 1000)} s per order; ${r.product.ratioToMinimum.toFixed(2)} × the theoretical minimum`,
+  ],
+  'bench/scale/results-1000.json': (r) => [
+    `1,000: ${thousands(r.workerHolding.rssMb)} MB, p50 ${r.wake.p50ms} ms / p99 ${r.wake.p99ms} ms`,
+  ],
+  'bench/scale/results-10000.json': (r) => [
+    `**10,000 waiting brands: ${thousands(r.workerHolding.rssMb)} MB RSS, ${r.workerHolding.cpuPercent} % of one core, wake latency webhook → next registry call p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms**`,
+  ],
+};
+
+describe('README.md figures match their results files', () => {
+  for (const [file, claim] of Object.entries(readmeClaims))
+    it(file, () => {
+      expect(claim(results(file)).filter((text) => !readme.includes(text))).toEqual([]);
+    });
+});
+
+describe('docs/benchmarks.md figures match their results files', () => {
+  for (const [file, claim] of Object.entries(claims))
+    it(file, () => {
+      const missing = claim(results(file)).filter((text) => !page.includes(text));
+      expect(missing).toEqual([]);
+    });
+
+  it('a results file is written under a new dated name', () => {
+    expect(datedResultsPath('/x/bench/drills/results-kill.json', new Date('2026-11-25T08:15:00.123Z'))).toBe(
+      '/x/bench/drills/results-kill.2026-11-25T081500Z.json',
+    );
+  });
+});
