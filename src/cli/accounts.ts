@@ -21,6 +21,7 @@ import { type CliCommand, commandGroup } from './command.js';
 import type { CliContext, CliEnv } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
 import { help } from './output.js';
+import { oneLine } from './printable.js';
 
 /** The accounts as the worker loads them; a configuration problem is a usage error (exit 2). */
 export function cliAccounts(env: CliEnv, only?: string, helpText?: string): ResolvedAccount[] {
@@ -215,13 +216,21 @@ const checkCommand: CliCommand = {
   },
 };
 
-function printReports(ctx: CliContext, reports: AccountReport[]): void {
+/** The report's lines; details quote the registry (errors, URLs), so each stays on its line, without control characters. */
+export function reportLines(reports: AccountReport[]): string[] {
   const mark: Record<Status, string> = { ok: 'ok', problem: 'PROBLEM', warning: 'warning', info: '' };
-  for (const r of reports) {
-    ctx.io.out(`${r.account} (${r.environment}, ${r.baseUrl}): ${r.ok ? 'OK' : 'PROBLEM'}`);
-    for (const c of r.checks)
-      ctx.io.out(`  ${c.check.padEnd(12)} ${mark[c.status] ? `${mark[c.status]}: ` : ''}${c.detail}`);
-  }
+  return reports
+    .flatMap((r) => [
+      `${r.account} (${r.environment}, ${r.baseUrl}): ${r.ok ? 'OK' : 'PROBLEM'}`,
+      ...r.checks.map(
+        (c) => `  ${c.check.padEnd(12)} ${mark[c.status] ? `${mark[c.status]}: ` : ''}${c.detail}`,
+      ),
+    ])
+    .map(oneLine);
+}
+
+function printReports(ctx: CliContext, reports: AccountReport[]): void {
+  for (const line of reportLines(reports)) ctx.io.out(line);
   const bad = reports.filter((r) => !r.ok).length;
   ctx.io.out(
     bad === 0

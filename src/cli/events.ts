@@ -19,6 +19,7 @@ import { type CliCommand, commandGroup } from './command.js';
 import type { CliContext } from './context.js';
 import { CliError, UsageError } from './errors.js';
 import { help } from './output.js';
+import { oneLine } from './printable.js';
 import { table } from './render-status.js';
 import { withTimeout } from './temporal-calls.js';
 
@@ -26,12 +27,13 @@ export interface ParkedDelivery extends RegistryEventDelivery {
   parkedIn: string;
 }
 
+/** Registry text (event types, ids) stays on its line, without control characters. */
 export function renderParked(workflowId: string, view: ParkedEventsView): string[] {
   return [
     `${workflowId}  ${view.kind} by ${view.keyType} ${view.key}`,
     `  held ${view.held.length}, forwarded ${view.forwarded}${view.ownerWorkflowId ? `, claimed by ${view.ownerWorkflowId}` : ''}, kept until ${view.expiresAt}`,
     ...view.held.map((d) => `  ${deliveryLine(d)}`),
-  ];
+  ].map(oneLine);
 }
 
 function deliveryLine(d: RegistryEventDelivery): string {
@@ -45,7 +47,7 @@ function deliveryLine(d: RegistryEventDelivery): string {
   ]
     .filter(Boolean)
     .join(' ');
-  return `${d.receivedAt}  ${e.eventType}  ${ids}  delivery ${d.deliveryId.slice(0, 12)}`;
+  return oneLine(`${d.receivedAt}  ${e.eventType}  ${ids}  delivery ${d.deliveryId.slice(0, 12)}`);
 }
 
 /** Every delivery held by parked-events workflows (running ones, or all with `includeClosed`). */
@@ -161,8 +163,8 @@ export const eventsTail: CliCommand = {
           ctx.io.out(JSON.stringify({ at: new Date().toISOString(), parked: fresh, counters: changed }));
         return;
       }
-      for (const d of fresh) ctx.io.out(`parked  ${deliveryLine(d)}  in ${d.parkedIn}`);
-      for (const [name, value] of Object.entries(changed)) ctx.io.out(`counter ${name} = ${value}`);
+      for (const d of fresh) ctx.io.out(oneLine(`parked  ${deliveryLine(d)}  in ${d.parkedIn}`));
+      for (const [name, value] of Object.entries(changed)) ctx.io.out(oneLine(`counter ${name} = ${value}`));
     };
     emit(first);
     const stop = stopSignal(ctx);
@@ -208,7 +210,7 @@ function printSnapshot(
     );
   if (counters) {
     ctx.io.out('Ingress counters (since the ingress started):');
-    for (const [name, value] of Object.entries(counters)) ctx.io.out(`  ${name} ${value}`);
+    for (const [name, value] of Object.entries(counters)) ctx.io.out(oneLine(`  ${name} ${value}`));
   } else ctx.io.out('Ingress counters: give --ingress URL (or TCR_INGRESS_URL) to include them');
 }
 

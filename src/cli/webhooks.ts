@@ -22,6 +22,7 @@ import { type CliCommand, commandGroup } from './command.js';
 import type { CliEnv } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
 import { help } from './output.js';
+import { oneLine } from './printable.js';
 
 const CATEGORY = /^[A-Z][A-Z0-9_]*$/;
 
@@ -212,11 +213,7 @@ const listCommand: CliCommand = {
     }
     if (parsed.values.json) ctx.json({ subscriptions: rows });
     else if (rows.length === 0) ctx.io.out('no webhook subscriptions');
-    else
-      for (const r of rows)
-        ctx.io.out(
-          `${r.account} ${r.eventCategory.padEnd(16)} → ${r.webhookEndpoint}${r.secretStored === undefined ? '' : r.secretStored ? ' (secret stored)' : ' (no secret stored)'}`,
-        );
+    else for (const r of rows) ctx.io.out(subscriptionLine(r));
     return ExitCode.ok;
   },
 };
@@ -282,6 +279,18 @@ const unsubscribeCommand: CliCommand = {
     return ExitCode.ok;
   },
 };
+
+/** One subscription as `tcr webhooks list` prints it; the registry's text without control characters. */
+export function subscriptionLine(r: {
+  account: string;
+  eventCategory: string;
+  webhookEndpoint: string;
+  secretStored?: boolean;
+}): string {
+  const stored =
+    r.secretStored === undefined ? '' : r.secretStored ? ' (secret stored)' : ' (no secret stored)';
+  return oneLine(`${r.account} ${r.eventCategory.padEnd(16)} → ${r.webhookEndpoint}${stored}`);
+}
 
 export const webhooksCommands = commandGroup('webhooks', "manage the registry's webhook subscriptions", {
   subscribe: subscribeCommand,

@@ -3,10 +3,13 @@
  * text carrying terminal control sequences into printed statuses.
  */
 import { describe, expect, it } from 'vitest';
+import { reportLines } from '../../src/cli/accounts.js';
 import { UsageError } from '../../src/cli/errors.js';
+import { renderParked } from '../../src/cli/events.js';
 import { fieldsFromFlags } from '../../src/cli/input.js';
 import { oneLine, printable } from '../../src/cli/printable.js';
 import { renderStatus, summarizeStatus } from '../../src/cli/render-status.js';
+import { subscriptionLine } from '../../src/cli/webhooks.js';
 import type { BrandStatus } from '../../src/workflows/brand-types.js';
 import { emptyAuditTrail } from '../../src/workflows/entity/audit.js';
 
@@ -84,5 +87,47 @@ describe('registry text printed to a terminal', () => {
     expect(text).toContain('B123]0;owned');
     expect(text).not.toMatch(/^Fake: line/m);
     expect(summarizeStatus(status)).not.toContain(ESC);
+  });
+
+  it('parked events, webhook subscriptions and account checks print registry text the same way', () => {
+    const parked = renderParked('parked/brand/B1', {
+      kind: 'brand',
+      keyType: 'registryId',
+      key: `B1${hostile}`,
+      held: [
+        {
+          event: { eventType: `BRAND_UPDATE${hostile}\nFake: line`, brandId: `B1${hostile}` },
+          receivedAt: '2026-01-01T00:00:00Z',
+          deliveryId: 'abcdef0123456789',
+        },
+      ],
+      forwarded: 0,
+      expiresAt: '2026-02-01T00:00:00Z',
+    });
+    const subscription = subscriptionLine({
+      account: 'acme',
+      eventCategory: `BRAND${hostile}`,
+      webhookEndpoint: `https://hooks.example/x${hostile}\nFake: line`,
+      secretStored: true,
+    });
+    const report = reportLines([
+      {
+        account: 'acme',
+        environment: 'production',
+        baseUrl: 'https://registry.example',
+        ok: false,
+        checks: [
+          { check: 'webhooks', status: 'problem', detail: `registry answered ${hostile}\nFake: line` },
+        ],
+      },
+    ]);
+    for (const line of [...parked, subscription, ...report]) {
+      expect(line).not.toContain(ESC);
+      expect(line).toBe(printable(line));
+      expect(line).not.toContain('\n');
+    }
+    expect(parked.join('\n')).toContain('B1]0;owned');
+    expect(subscription).toContain('(secret stored)');
+    expect(report[1]).toContain('PROBLEM: registry answered');
   });
 });
