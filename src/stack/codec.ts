@@ -12,9 +12,9 @@ import { type RunningCodecServer, startCodecServer } from '../codec/codec-server
 import { ensureKeyFile } from '../codec/key-file.js';
 import type { Keyring } from '../codec/keyring.js';
 
-export const PAYLOAD_KEYS_FILE = 'payload-keys.json';
-export const CODEC_TOKEN_FILE = 'codec-token';
-export const TEMPORAL_CLI_CONFIG_FILE = 'temporal-cli.toml';
+export const PAYLOAD_KEYS_FILE_NAME = 'payload-keys.json';
+export const CODEC_TOKEN_FILE_NAME = 'codec-token';
+export const CLI_PROFILE_FILE_NAME = 'temporal-cli.toml';
 
 export interface LocalCodec {
   keyring: Keyring;
@@ -29,7 +29,7 @@ export interface LocalCodec {
 
 /** The token in `{dataDir}/codec-token`, created on first use (0600). */
 export function localCodecToken(dataDir: string): string {
-  const file = join(dataDir, CODEC_TOKEN_FILE);
+  const file = join(dataDir, CODEC_TOKEN_FILE_NAME);
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     if (/^[0-9a-f]{32,}$/.test(token)) return token;
@@ -46,7 +46,7 @@ export async function startLocalCodec(opts: {
   port: number;
   uiPort: number;
 }): Promise<LocalCodec> {
-  const keysFile = join(opts.dataDir, PAYLOAD_KEYS_FILE);
+  const keysFile = join(opts.dataDir, PAYLOAD_KEYS_FILE_NAME);
   const keyring = ensureKeyFile(keysFile);
   const token = localCodecToken(opts.dataDir);
   const server = await startCodecServer({
@@ -72,7 +72,7 @@ export function writeTemporalCliConfig(opts: {
   codecUrl: string;
   token: string;
 }): string {
-  const file = join(opts.dataDir, TEMPORAL_CLI_CONFIG_FILE);
+  const file = join(opts.dataDir, CLI_PROFILE_FILE_NAME);
   const toml = [
     '# Written by tcr dev: the local stack with its codec server. Holds a secret (the codec token).',
     '[profile.default]',

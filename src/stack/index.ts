@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import type { RunningCodecServer } from '../codec/codec-server.js';
 import { dataConverter, failureConverterPath } from '../codec/data-converter.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import {
@@ -64,7 +65,7 @@ export interface LocalStack {
    * Payload encryption: the key file (TCR_PAYLOAD_KEYS_FILE for a CLI or order system on this stack),
    * the codec server's token, and the `temporal` CLI profile that uses it (TEMPORAL_CONFIG_FILE).
    */
-  codec: { keysFile: string; token: string; cliConfigFile: string };
+  codec: { keysFile: string; token: string; cliConfigFile: string; server: RunningCodecServer };
   /** A Temporal client on the stack's namespace (payloads encrypted with the stack's key). */
   client: Client;
   /** The simulator's control API. */
@@ -242,7 +243,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       urls,
       dataDir,
-      codec: { keysFile: codec.keysFile, token: codec.token, cliConfigFile },
+      codec: { keysFile: codec.keysFile, token: codec.token, cliConfigFile, server: codec.server },
       client,
       control,
       ...(examples ? { examples } : {}),
