@@ -61,14 +61,24 @@ export function historyLeaks(history: History, secrets: readonly string[]): stri
   return found;
 }
 
-/** Every payload of a history (inputs, results, signals, updates, markers, failures' encoded attributes, memos). */
-export function historyPayloads(history: History): Payload[] {
-  const out: Payload[] = [];
-  const walk = (value: unknown): void => {
+/** A payload of a history and where it is: `<event id> <event type> <field path>`. */
+export interface LocatedPayload {
+  payload: Payload;
+  at: string;
+}
+
+/**
+ * Every payload of a history (inputs, results, signals, updates, markers, failures' encoded
+ * attributes, memos, headers) with where it is. Search attributes are left out: Temporal indexes
+ * them, so no codec ever sees them; they are checked as text (`historyLeaks`).
+ */
+export function locatedHistoryPayloads(history: History): LocatedPayload[] {
+  const out: LocatedPayload[] = [];
+  const walk = (value: unknown, path: string): void => {
     if (value === null || typeof value !== 'object') return;
     if (value instanceof Uint8Array) return;
     if (Array.isArray(value)) {
-      for (const v of value) walk(v);
+      for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
       return;
     }
     const record = value as Record<string, unknown>;
@@ -79,13 +89,21 @@ export function historyPayloads(history: History): Payload[] {
       metadata.encoding instanceof Uint8Array &&
       'data' in record
     ) {
-      out.push(record as Payload);
+      out.push({ payload: record as Payload, at: path });
       return;
     }
-    for (const v of Object.values(record)) walk(v);
+    for (const [key, v] of Object.entries(record)) if (key !== 'searchAttributes') walk(v, `${path}.${key}`);
   };
-  walk(history);
+  for (const event of history.events ?? []) {
+    const type = temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
+    walk(event, `${String(event.eventId)} ${type.replace('EVENT_TYPE_', '')}`);
+  }
   return out;
+}
+
+/** The payloads of `locatedHistoryPayloads`, without where they are. */
+export function historyPayloads(history: History): Payload[] {
+  return locatedHistoryPayloads(history).map((p) => p.payload);
 }
 
 export function payloadEncoding(payload: Payload): string {
