@@ -435,6 +435,14 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
     const subscribed = await tcr(['webhooks', 'subscribe', '--account', ACCOUNT, '--url', webhookUrl]);
     expect(subscribed.output.match(/ subscribed /g), subscribed.output).toHaveLength(4);
     expect(subscribed.code).toBe(0);
+    // Again: nothing changes, at the registry or in the secrets file.
+    const secretsBefore = readFileSync(baseEnv.TCR_WEBHOOK_SECRETS_FILE!, 'utf8');
+    const again = await tcr(['webhooks', 'subscribe', '--account', ACCOUNT, '--url', webhookUrl]);
+    expect(again.output.match(/ unchanged /g), again.output).toHaveLength(4);
+    expect(again.code).toBe(0);
+    expect(readFileSync(baseEnv.TCR_WEBHOOK_SECRETS_FILE!, 'utf8')).toBe(secretsBefore);
+    const listed = await tcr(['webhooks', 'list']);
+    expect(listed.output.split(`→ ${webhookUrl} (secret stored)`), listed.output).toHaveLength(5);
 
     // The ingress on its own https name, with the secrets the subscriptions returned; it binds its
     // own ports and says which (the front passes to it from then on).
