@@ -15,7 +15,6 @@ function historyWith(
   return {
     events: [
       {
-        eventId: 1,
         eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
         workflowExecutionStartedEventAttributes: {
           workflowType: { name: 'brandWorkflow' },
