@@ -208,9 +208,18 @@ describe('temporal-docker/docker-compose.yml', () => {
     // So do the webhook signing secrets (one per line: no separator can split a secret).
     expect(environmentOf('ingress').TCR_WEBHOOK_SECRETS_FILE).toBe('/run/secrets/tcr_webhook_secrets');
     expect(environmentOf('ingress').TCR_WEBHOOK_SECRETS).toBeUndefined();
-    expect(obj(services.ingress, 'ingress').secrets).toEqual(['tcr_webhook_secrets']);
+    expect(obj(services.ingress, 'ingress').secrets).toEqual(['tcr_webhook_secrets', 'tcr_payload_keys']);
     expect(obj(obj(compose.secrets, 'secrets').tcr_webhook_secrets, 'tcr_webhook_secrets').file).toBe(
       './secrets/webhook-secrets',
+    );
+    // And the payload keys, to the worker and the ingress (both write payloads).
+    for (const service of ['worker', 'ingress']) {
+      expect(environmentOf(service).TCR_PAYLOAD_KEYS_FILE).toBe('/run/secrets/tcr_payload_keys');
+      expect(environmentOf(service).TCR_PAYLOAD_KEYS).toBeUndefined();
+      expect(obj(services[service], service).secrets).toContain('tcr_payload_keys');
+    }
+    expect(obj(obj(compose.secrets, 'secrets').tcr_payload_keys, 'tcr_payload_keys').file).toBe(
+      './secrets/payload-keys.json',
     );
     expect(read('temporal-docker/.gitignore')).toMatch(/^\.env$/m);
   });
