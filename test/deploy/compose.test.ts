@@ -335,6 +335,7 @@ describe('compose hardening', () => {
     expect(image('postgresql')).toBe('postgres:16.15-bookworm');
     expect(image('temporal')).toBe('temporalio/auto-setup:1.29.7');
     expect(image('temporal-admin-tools')).toBe('temporalio/admin-tools:1.29.7-tctl-1.18.4-cli-1.7.2');
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20\.20\.2-bookworm-slim$/m);
   });
 });
 
