@@ -21,9 +21,9 @@ import { decideVet, expireVet, findVet } from './vetting.js';
 
 /** What a control request must satisfy (see {@link guardControlRequest}). */
 export interface ControlGuard {
-  /** When set, every control request must carry `Authorization: Bearer <token>`. */
+  /** When set, every control request must carry `Authorization: Bearer <token>` (and any Host is accepted). */
   token?: string;
-  /** The address the simulator listens on; accepted as a Host besides the loopback names. */
+  /** The address the simulator listens on; without a token, accepted as a Host besides the loopback names. */
   listenHost: string;
 }
 
