@@ -102,6 +102,12 @@ export function parseSimulatorArgs(
   };
 }
 
+/** The warning printed when the control API is reachable beyond loopback without a token. */
+export function controlApiWarning(options: SimulatorOptions): string | undefined {
+  if (isLoopbackHost(options.host ?? '127.0.0.1') || options.controlToken !== undefined) return undefined;
+  return `simulator: WARNING listening on ${options.host} without a control token: any client that reaches this address can drive the control API (its Host check stops browsers, not other clients); pass --control-token-file`;
+}
+
 /** Runs until SIGINT/SIGTERM. Returns the process exit code. */
 export async function runSimulatorCli(argv: string[]): Promise<number> {
   const options = parseSimulatorArgs(argv);
@@ -109,10 +115,8 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
     console.log(SIMULATOR_USAGE);
     return 0;
   }
-  if (!isLoopbackHost(options.host ?? '127.0.0.1') && options.controlToken === undefined)
-    console.error(
-      `simulator: WARNING listening on ${options.host} without a control token: any client that reaches this address can drive the control API (its Host check stops browsers, not other clients); pass --control-token-file`,
-    );
+  const warning = controlApiWarning(options);
+  if (warning) console.error(warning);
   const started = performance.now();
   const sim = await startSimulator(options);
   console.log(

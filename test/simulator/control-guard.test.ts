@@ -3,7 +3,7 @@ import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { parseSimulatorArgs } from '../../src/simulator/cli.js';
+import { controlApiWarning, parseSimulatorArgs } from '../../src/simulator/cli.js';
 import { guardControlRequest } from '../../src/simulator/control.js';
 import { SimulatorControl, SimulatorControlError } from '../../src/simulator/control-client.js';
 import { MAX_FAULTS, MAX_PATH_PATTERN_LENGTH } from '../../src/simulator/faults.js';
@@ -201,6 +201,12 @@ describe('control API guard with a token', () => {
     expect(() => parseSimulatorArgs([], { TCR_SIMULATOR_CONTROL_TOKEN_FILE: short })).toThrow(
       /TCR_SIMULATOR_CONTROL_TOKEN_FILE .*shorter than 32 bytes/,
     );
+    expect(controlApiWarning({ host: '0.0.0.0' })).toMatch(
+      /WARNING listening on 0\.0\.0\.0 without a control token/,
+    );
+    expect(controlApiWarning({ host: '0.0.0.0', controlToken: token })).toBeUndefined();
+    expect(controlApiWarning({ host: '127.0.0.1' })).toBeUndefined();
+    expect(controlApiWarning({})).toBeUndefined();
     try {
       parseSimulatorArgs([], { TCR_SIMULATOR_CONTROL_TOKEN_FILE: short });
     } catch (error) {
