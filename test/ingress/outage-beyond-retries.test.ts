@@ -15,7 +15,6 @@ import {
   type RunningSimulator,
   startSimulator,
 } from '../../src/simulator/index.js';
-import { freePort } from '../../src/stack/ports.js';
 import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
@@ -37,6 +36,8 @@ interface Lane {
   control: SimulatorControl;
   ingress: RunningIngress;
   client: Client;
+  /** The webhook URL's port: bound once, in front of the ingress's own port 0. */
+  front: SwitchableProxy;
 }
 
 describe('Temporal down for longer than the retry schedule', () => {
@@ -62,6 +63,7 @@ describe('Temporal down for longer than the retry schedule', () => {
   afterAll(async () => {
     for (const lane of lanes) {
       await lane.sim.close();
+      await lane.front.close();
       await lane.ingress.close();
       await lane.client.connection.close();
     }
@@ -73,12 +75,12 @@ describe('Temporal down for longer than the retry schedule', () => {
 
   /** A simulator whose brand events go to an ingress that reaches Temporal only through the proxy. */
   async function lane(handoffFailure: HandoffFailureAnswer): Promise<Lane> {
-    const port = await freePort();
-    const webhookUrl = `http://127.0.0.1:${port}/webhooks/registry`;
+    const front = new SwitchableProxy({ host: '127.0.0.1', port: 0 });
+    const webhookUrl = `http://127.0.0.1:${await front.listen()}/webhooks/registry`;
     const config = parseIngressConfig({
       TCR_WEBHOOK_URL: webhookUrl,
       TCR_WEBHOOK_SECRETS: SECRET,
-      TCR_INGRESS_PORT: String(port),
+      TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: 'off',
       TCR_INGRESS_HANDOFF_TIMEOUT_MS: '300',
       TCR_INGRESS_HANDOFF_FAILURE: handoffFailure,
@@ -89,6 +91,8 @@ describe('Temporal down for longer than the retry schedule', () => {
       temporalNamespace: env.namespace ?? 'default',
     });
     const ingress = await startIngress({ config, client, logger: pino({ level: 'silent' }) });
+    front.forwardTo({ host: '127.0.0.1', port: Number(new URL(ingress.url).port) });
+    await front.up();
     const sim = await startSimulator({
       rateLimits: false,
       timeScale: TIME_SCALE,
@@ -105,7 +109,7 @@ describe('Temporal down for longer than the retry schedule', () => {
       body: JSON.stringify({ eventCategory: 'BRAND', webhookEndpoint: webhookUrl }),
     });
     expect(subscribed.status).toBe(200);
-    const made = { sim, control, ingress, client };
+    const made = { sim, control, ingress, client, front };
     lanes.push(made);
     return made;
   }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -14,20 +13,13 @@ import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../sr
 import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
+import { SwitchableProxy } from '../support/switchable-proxy.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 // The simulator's real webhooks, end to end: subscription, signing (hex here), FIFO delivery and
 // the retry schedule under time scaling, into a workflow through the ingress.
 const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const SECRET = 'e2e-webhook-secret';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const brand = (referenceId: string) => privateBrandFields({ referenceId });
 
@@ -38,6 +30,7 @@ describe('simulator webhooks through the ingress', () => {
   let sim: RunningSimulator;
   let control: SimulatorControl;
   let ingress: RunningIngress;
+  let front: SwitchableProxy;
   let ingressClient: Client;
   const taskQueue = `ingress-e2e-${randomUUID()}`;
 
@@ -63,18 +56,22 @@ describe('simulator webhooks through the ingress', () => {
     });
     running = worker.run();
     ingressClient = createIngressClient({ temporalAddress: env.address, temporalNamespace: 'default' });
-    const port = await freePort();
-    const webhookUrl = `http://127.0.0.1:${port}/webhooks/registry`;
+    // The webhook URL's port is a proxy's, bound once; the ingress listens on port 0 behind it.
+    front = new SwitchableProxy({ host: '127.0.0.1', port: 0 });
+    const webhookUrl = `http://127.0.0.1:${await front.listen()}/webhooks/registry`;
     ingress = await startIngress({
       config: parseIngressConfig({
         TCR_WEBHOOK_URL: webhookUrl,
         TCR_WEBHOOK_SECRETS: SECRET,
-        TCR_INGRESS_PORT: String(port),
+        TCR_INGRESS_PORT: '0',
+        TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
         TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
       }),
       client: ingressClient,
       logger: pino({ level: 'silent' }),
     });
+    front.forwardTo({ host: '127.0.0.1', port: Number(new URL(ingress.url).port) });
+    await front.up();
     sim = await startSimulator({ rateLimits: false, timeScale: 3600 });
     control = new SimulatorControl(sim.url);
     await control.setWebhookSecret({ secret: SECRET, digestEncoding: 'hex' });
@@ -86,6 +83,7 @@ describe('simulator webhooks through the ingress', () => {
   });
   afterAll(async () => {
     await sim?.close();
+    await front?.close();
     await ingress?.close();
     await ingressClient?.connection.close();
     worker?.shutdown();

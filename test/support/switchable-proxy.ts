@@ -1,9 +1,11 @@
 import net from 'node:net';
 
 /**
- * A TCP proxy in front of Temporal that can be taken down and up again. It binds its port once
- * (port 0, in `listen()`) and keeps the listening socket until `close()`: while down it cuts every
- * open connection and resets each new one at once, so nothing else can take the port in between.
+ * A TCP proxy (in front of Temporal, or of an ingress) that can be taken down and up again. It binds
+ * its port once (port 0, in `listen()`) and keeps the listening socket until `close()`: while down it
+ * cuts every open connection and resets each new one at once, so nothing else can take the port in
+ * between. Its port can be handed out before the target exists (`forwardTo` then `up`): a webhook
+ * URL on the proxy's port, for an ingress that listens on port 0.
  */
 export class SwitchableProxy {
   private server: net.Server | undefined;
@@ -12,7 +14,12 @@ export class SwitchableProxy {
   /** Connections reset because the proxy was down. */
   refused = 0;
   port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
+  constructor(private target: { host: string; port: number }) {}
+
+  /** Where new connections go from now on. */
+  forwardTo(target: { host: string; port: number }): void {
+    this.target = target;
+  }
 
   /** Binds a free loopback port (once) and starts down: connections are reset until `up()`. */
   async listen(): Promise<number> {
