@@ -18,14 +18,15 @@ export const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 export const SECRET = 'fuzz-secret-0123456789abcdefghijklmno';
 const BODY_LIMIT = 4096;
 
-export async function startFuzzIngress(): Promise<RunningIngress> {
+/** An ingress for fuzzing: a 4 KiB body limit (so limits are hit often), or the default 64 KiB. */
+export async function startFuzzIngress(bodyLimit: number | 'default' = BODY_LIMIT): Promise<RunningIngress> {
   return startIngress({
     config: parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: 'off',
-      TCR_INGRESS_BODY_LIMIT: String(BODY_LIMIT),
+      ...(bodyLimit === 'default' ? {} : { TCR_INGRESS_BODY_LIMIT: String(bodyLimit) }),
       TCR_INGRESS_HANDOFF_TIMEOUT_MS: '700',
     }),
     client: createIngressClient({ temporalAddress: '127.0.0.1:1', temporalNamespace: 'default' }),

@@ -34,6 +34,28 @@ describe('ingress under fuzzed requests', () => {
     await fc.assert(signedEventsProperty(ingress), { numRuns: RUNS });
   });
 
+  it('answers 400 to JSON nested deeper than the canonicalizer can recurse, at the default body limit', async () => {
+    const deep = await startFuzzIngress('default');
+    try {
+      // 30,000 levels in 60 KB: JSON.parse takes it, the canonicalizer's recursion overflows the stack.
+      const body = Buffer.from(`${'['.repeat(30_000)}${']'.repeat(30_000)}`);
+      const digest = Buffer.alloc(32, 7).toString('base64');
+      const headers: [string, string][] = [
+        ['Content-Type', 'application/json'],
+        ['X-Registry-Signature-256', digest],
+      ];
+      expect((await rawPost(deep, headers, body)).status).toBe(400);
+      const event = { eventType: 'AFTER_DEEP', xmarker: 1 };
+      const signed: [string, string][] = [
+        ['Content-Type', 'application/json'],
+        ['X-Registry-Signature-256', signEvent(SECRET, WEBHOOK_URL, event)],
+      ];
+      expect((await rawPost(deep, signed, Buffer.from(JSON.stringify(event)))).status).toBe(200);
+    } finally {
+      await deep.close();
+    }
+  });
+
   it('is still serving after the run', async () => {
     const event = { eventType: 'AFTER_FUZZ', xmarker: Date.now() };
     const answer = await rawPost(
