@@ -250,12 +250,14 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
   }
 
   /**
-   * A function that resolves once the workflow's history holds events it has not returned yet: a
-   * long poll on the history (the server answers when a new event is written). The first call
-   * returns at once (the history so far); a state only a workflow task changes is then re-read only
-   * after one ran.
+   * A function that resolves with the workflow's history events it has not returned yet, once there
+   * are any: a long poll on the history (the server answers when a new event is written). The first
+   * call returns at once (the history so far); a state only a workflow task changes is then re-read
+   * only after one ran.
    */
-  function historyWatcher(workflowId: string): () => Promise<void> {
+  function historyWatcher(
+    workflowId: string,
+  ): () => Promise<{ workflowTaskCompletedEventAttributes?: unknown }[]> {
     let nextPageToken: Uint8Array | undefined;
     return async () => {
       for (;;) {
@@ -267,7 +269,8 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
         });
         nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
         // Events, or the workflow closed (no token): either way something happened.
-        if ((page.history?.events?.length ?? 0) > 0 || !nextPageToken) return;
+        const events = page.history?.events ?? [];
+        if (events.length > 0 || !nextPageToken) return events;
       }
     };
   }
@@ -499,6 +502,8 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
       return String(JSON.parse(status.output.slice(status.output.indexOf('{'))).phase);
     };
     const grown = historyWatcher('campaign/golive-campaign');
+    // A workflow answers queries once its first workflow task is done.
+    while (!(await grown()).some((e) => e.workflowTaskCompletedEventAttributes)) {}
     const phases: string[] = [];
     for (;;) {
       const phase = await phaseOf('campaign/golive-campaign');
