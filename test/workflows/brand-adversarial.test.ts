@@ -33,6 +33,7 @@ import {
   brandRegistration,
   delivery,
   publicProfitRegistration,
+  recordHistory,
   type TestWorkers,
   uniqueReference,
   waitForStatus,
@@ -47,6 +48,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
+
+/** Tests that loop over every fault class get more than the default 60 s on a loaded machine. */
+const LOOP_TIMEOUT = { timeout: 300_000 };
 
 const faultClasses: FaultClass[] = ['401', '403', '429', '500', 'timeout', 'unparsable', 'configuration'];
 
@@ -92,128 +96,144 @@ async function expectRunning(handle: WorkflowHandle): Promise<void> {
 const pastRetryWindow = () => env.sleep('2 minutes');
 
 describe('registry faults at every call site of the brand loop', () => {
-  it('registration (POST /brand/nonBlocking): each fault class shows needs-action, then the brand registers once it clears', async () => {
-    for (const cls of faultClasses) {
-      const fake = new FakeRegistry();
-      fake.failAll(cls, ['registerBrand']);
-      await withWorkers(env, activities(fake), async (w) => {
-        const { handle } = await order(w);
-        await pastRetryWindow();
-        const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
-        expect(faulted.phase, cls).toBe('registering');
-        expect(registryError(faulted)!.reason, cls).toMatch(/register brand/);
-        expect(registryError(faulted)!.reason, cls).toMatch(words[cls]);
-        await expectRunning(handle);
-        fake.heal();
-        await env.sleep('1 hour');
-        const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-        expect(registryError(ready), cls).toBeUndefined();
-        expect(fake.brands.size, cls).toBe(1);
-      });
-    }
-  });
-
-  it('the brand read (GET /brand/{id}): each fault class keeps the phase, shows needs-action, and clears', async () => {
-    const fake = new FakeRegistry();
-    await withWorkers(env, activities(fake), async (w) => {
-      const { handle } = await order(w);
-      await waitForStatus(handle, (s) => s.phase === 'ready');
-      for (const cls of [...faultClasses, '400' as const]) {
-        fake.failAll(cls, ['getBrand']);
-        await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
-        await pastRetryWindow();
-        const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
-        expect(faulted.phase, cls).toBe('ready');
-        expect(registryError(faulted)!.reason, cls).toMatch(/read brand/);
-        expect(registryError(faulted)!.reason, cls).toMatch(words[cls]);
-        await expectRunning(handle);
-        fake.heal();
-        await env.sleep('1 hour');
-        const healed = await waitForStatus(handle, (s) => registryError(s) === undefined);
-        expect(healed.phase, cls).toBe('ready');
-      }
-    });
-  });
-
-  it('the vet read (GET externalVetting) of the steady reconciliation: faults are contained', async () => {
-    const fake = new FakeRegistry();
-    await withWorkers(env, activities(fake), async (w) => {
-      const { handle } = await order(w);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-      await orderVet(env.client, (await getBrandStatus(env.client, ready.reference)).reference, {
-        evpId: 'AEGIS',
-        vettingClass: 'STANDARD',
-      });
-      const ordered = await waitForStatus(handle, (s) => s.vets[0]?.state === 'pending');
-      fake.decideVet(ordered.brandId!, ordered.vets[0]!.vettingId!, { status: 'ACTIVE', score: 80 });
-      await env.sleep('2 hours');
-      await waitForStatus(handle, (s) => s.vets[0]?.state === 'active');
-      for (const cls of ['401', '500', 'configuration'] as const) {
-        fake.failAll(cls, ['listExternalVets']);
-        await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
-        await pastRetryWindow();
-        const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
-        expect(registryError(faulted)!.reason, cls).toMatch(/read vets/);
-        await expectRunning(handle);
-        fake.heal();
-        await env.sleep('1 hour');
-        const healed = await waitForStatus(handle, (s) => registryError(s) === undefined);
-        expect(healed.vets[0]?.state, cls).toBe('active');
-        expect(healed.phase, cls).toBe('ready');
-      }
-    });
-  });
-
-  it('operator writes (update, revet, appeal, active-campaign count): a fault fails the operation with the registry words, never the workflow', async () => {
-    const fake = new FakeRegistry();
-    fake.identityOnRegister = () => 'UNVERIFIED';
-    await withWorkers(env, activities(fake), async (w) => {
-      const { reference, handle } = await order(w);
-      await waitForStatus(handle, (s) => s.phase === 'needs-correction');
-      const cases: { method: string; run: () => Promise<{ outcome: string; detail?: string }> }[] = [
-        {
-          method: 'updateBrand',
-          run: () => correctBrand(env.client, reference, { patch: { email: 'ops@acme.example' } }),
-        },
-        { method: 'revetBrand', run: () => revetBrand(env.client, reference) },
-        {
-          method: 'appealBrand',
-          run: () =>
-            appealBrand(env.client, reference, {
-              appealCategories: ['VERIFY_TAX_ID'],
-              attachmentUuids: [],
-              explanation: 'correct',
-            }),
-        },
-        {
-          method: 'countActiveCampaigns',
-          run: () => correctBrand(env.client, reference, { patch: { companyName: 'Acme 2' } }),
-        },
-      ];
-      for (const { method, run } of cases) {
-        for (const cls of ['401', '500', 'configuration', '400'] as const) {
-          fake.failAll(cls, [method]);
-          const pending = run();
+  it(
+    'registration (POST /brand/nonBlocking): each fault class shows needs-action, then the brand registers once it clears',
+    LOOP_TIMEOUT,
+    async () => {
+      for (const cls of faultClasses) {
+        const fake = new FakeRegistry();
+        fake.failAll(cls, ['registerBrand']);
+        await withWorkers(env, activities(fake), async (w) => {
+          const { handle } = await order(w);
           await pastRetryWindow();
-          const outcome = await pending;
-          expect(outcome.outcome, `${method} ${cls}`).toBe(cls === '400' ? 'refused' : 'failed');
-          expect(outcome.detail, `${method} ${cls}`).toMatch(words[cls]);
-          // The operator has the registry's words in the outcome; the workflow stays where it was.
-          const status = await getBrandStatus(env.client, reference);
-          expect(status.phase).toBe('needs-correction');
+          const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
+          expect(faulted.phase, cls).toBe('registering');
+          expect(registryError(faulted)!.reason, cls).toMatch(/register brand/);
+          expect(registryError(faulted)!.reason, cls).toMatch(words[cls]);
           await expectRunning(handle);
           fake.heal();
-        }
+          await env.sleep('1 hour');
+          const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+          expect(registryError(ready), cls).toBeUndefined();
+          expect(fake.brands.size, cls).toBe(1);
+        });
       }
-      // Once the registry answers again, the operator's correction goes through and clears the fault.
-      const done = await correctBrand(env.client, reference, {
-        patch: { email: 'ops2@acme.example' },
-        revet: true,
+    },
+  );
+
+  it(
+    'the brand read (GET /brand/{id}): each fault class keeps the phase, shows needs-action, and clears',
+    LOOP_TIMEOUT,
+    async () => {
+      const fake = new FakeRegistry();
+      await withWorkers(env, activities(fake), async (w) => {
+        const { handle } = await order(w);
+        await waitForStatus(handle, (s) => s.phase === 'ready');
+        for (const cls of [...faultClasses, '400' as const]) {
+          fake.failAll(cls, ['getBrand']);
+          await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
+          await pastRetryWindow();
+          const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
+          expect(faulted.phase, cls).toBe('ready');
+          expect(registryError(faulted)!.reason, cls).toMatch(/read brand/);
+          expect(registryError(faulted)!.reason, cls).toMatch(words[cls]);
+          await expectRunning(handle);
+          fake.heal();
+          await env.sleep('1 hour');
+          const healed = await waitForStatus(handle, (s) => registryError(s) === undefined);
+          expect(healed.phase, cls).toBe('ready');
+        }
       });
-      expect(done).toMatchObject({ outcome: 'done', phase: 'ready' });
-      expect(registryError(await getBrandStatus(env.client, reference))).toBeUndefined();
-    });
-  });
+    },
+  );
+
+  it(
+    'the vet read (GET externalVetting) of the steady reconciliation: faults are contained',
+    LOOP_TIMEOUT,
+    async () => {
+      const fake = new FakeRegistry();
+      await withWorkers(env, activities(fake), async (w) => {
+        const { handle } = await order(w);
+        const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+        await orderVet(env.client, (await getBrandStatus(env.client, ready.reference)).reference, {
+          evpId: 'AEGIS',
+          vettingClass: 'STANDARD',
+        });
+        const ordered = await waitForStatus(handle, (s) => s.vets[0]?.state === 'pending');
+        fake.decideVet(ordered.brandId!, ordered.vets[0]!.vettingId!, { status: 'ACTIVE', score: 80 });
+        await env.sleep('2 hours');
+        await waitForStatus(handle, (s) => s.vets[0]?.state === 'active');
+        for (const cls of ['401', '500', 'configuration'] as const) {
+          fake.failAll(cls, ['listExternalVets']);
+          await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
+          await pastRetryWindow();
+          const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
+          expect(registryError(faulted)!.reason, cls).toMatch(/read vets/);
+          await expectRunning(handle);
+          fake.heal();
+          await env.sleep('1 hour');
+          const healed = await waitForStatus(handle, (s) => registryError(s) === undefined);
+          expect(healed.vets[0]?.state, cls).toBe('active');
+          expect(healed.phase, cls).toBe('ready');
+        }
+      });
+    },
+  );
+
+  it(
+    'operator writes (update, revet, appeal, active-campaign count): a fault fails the operation with the registry words, never the workflow',
+    LOOP_TIMEOUT,
+    async () => {
+      const fake = new FakeRegistry();
+      fake.identityOnRegister = () => 'UNVERIFIED';
+      await withWorkers(env, activities(fake), async (w) => {
+        const { reference, handle } = await order(w);
+        await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+        const cases: { method: string; run: () => Promise<{ outcome: string; detail?: string }> }[] = [
+          {
+            method: 'updateBrand',
+            run: () => correctBrand(env.client, reference, { patch: { email: 'ops@acme.example' } }),
+          },
+          { method: 'revetBrand', run: () => revetBrand(env.client, reference) },
+          {
+            method: 'appealBrand',
+            run: () =>
+              appealBrand(env.client, reference, {
+                appealCategories: ['VERIFY_TAX_ID'],
+                attachmentUuids: [],
+                explanation: 'correct',
+              }),
+          },
+          {
+            method: 'countActiveCampaigns',
+            run: () => correctBrand(env.client, reference, { patch: { companyName: 'Acme 2' } }),
+          },
+        ];
+        for (const { method, run } of cases) {
+          for (const cls of ['401', '500', 'configuration', '400'] as const) {
+            fake.failAll(cls, [method]);
+            const pending = run();
+            await pastRetryWindow();
+            const outcome = await pending;
+            expect(outcome.outcome, `${method} ${cls}`).toBe(cls === '400' ? 'refused' : 'failed');
+            expect(outcome.detail, `${method} ${cls}`).toMatch(words[cls]);
+            // The operator has the registry's words in the outcome; the workflow stays where it was.
+            const status = await getBrandStatus(env.client, reference);
+            expect(status.phase).toBe('needs-correction');
+            await expectRunning(handle);
+            fake.heal();
+          }
+        }
+        // Once the registry answers again, the operator's correction goes through and clears the fault.
+        const done = await correctBrand(env.client, reference, {
+          patch: { email: 'ops2@acme.example' },
+          revet: true,
+        });
+        expect(done).toMatchObject({ outcome: 'done', phase: 'ready' });
+        expect(registryError(await getBrandStatus(env.client, reference))).toBeUndefined();
+      });
+    },
+  );
 });
 
 describe('a 404 ends a brand only when the registry confirms it', () => {
@@ -282,6 +302,7 @@ describe('one writer per entity', () => {
       // The writes ran one at a time, in the order the workflow queued them.
       const call: Record<string, string> = { correctBrand: 'updateBrand', appeal: 'appealBrand' };
       expect(order_.slice(-3)).toEqual(queued.pendingOperations.map((op) => call[op]));
+      await recordHistory(handle, 'brand-concurrent-updates');
     });
   });
 });
@@ -318,6 +339,7 @@ describe('cancel: operator and Temporal, in every phase and during the billed re
       expect(result.status.cancelReason).toMatch(/Temporal/);
       expect(fake.callCount('registerBrand')).toBe(1);
       expect(fake.brands.size).toBe(1);
+      await recordHistory(handle, 'brand-temporal-cancel-during-registration');
     });
   });
 
@@ -387,6 +409,8 @@ describe('cancel: operator and Temporal, in every phase and during the billed re
       const outcome = (await vet.result()) as { state: string };
       expect(outcome.state).toBe('cancelled');
       expect((await vet.query(vetViewQuery)).phase).toBe('cancelled');
+      await recordHistory(handle, 'brand-cancel-stops-vets');
+      await recordHistory(vet, 'vet-stopped-by-brand');
     });
   });
 });
@@ -441,6 +465,7 @@ describe('continue-as-new', () => {
       const expectedKeys = Object.keys(fresh).filter((k) => k !== 'registration' && k !== 'first404At');
       for (const key of expectedKeys) expect(carried.carried, key).toHaveProperty(key);
       expect(carried.carried).not.toHaveProperty('registration'); // dropped once registered (personal data)
+      await recordHistory(handle, 'brand-continue-as-new-with-updates', firstRunId);
     });
   });
 });

@@ -33,6 +33,7 @@ import {
   startCampaignBench,
   uniqueRef,
 } from '../fixtures/campaign-env.js';
+import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 let env: TestWorkflowEnvironment;
@@ -112,6 +113,9 @@ async function feesFor(campaignId: string) {
 /** Lets the activity retry window (~31 s) and a fault backoff pass in workflow time. */
 const pastRetryWindow = () => env.sleep('2 minutes');
 
+/** Tests that loop over fault classes get more than the default 60 s on a loaded machine. */
+const LOOP_TIMEOUT = { timeout: 300_000 };
+
 const creationSites: CampaignCallSite[] = [
   'checkBrandReadiness',
   'checkCampaignBuilder',
@@ -124,30 +128,34 @@ const faultStatuses: FaultStatus[] = [401, 404, 500];
 
 describe('registry faults on the way to share-pending never refuse or fail the campaign', () => {
   for (const site of creationSites)
-    it(`${site}: 401, 404 and 500 until cleared → needs-action, then created once and shared`, async () => {
-      for (const status of faultStatuses) {
-        bench.faults.inject(site, status);
-        const { reference, handle } = await order();
-        try {
-          await pastRetryWindow();
-          const faulted = await waitFor(handle, (s) => registryError(s) !== undefined);
-          expect(faulted.phase, `${site} ${status}`).not.toBe('refused');
-          expect(faulted.refusal, `${site} ${status}`).toBeUndefined();
-          expect(registryError(faulted)!.reason, `${site} ${status}`).toMatch(String(status));
-          // An hour of the registry answering the same: still waiting, still running.
+    it(
+      `${site}: 401, 404 and 500 until cleared → needs-action, then created once and shared`,
+      LOOP_TIMEOUT,
+      async () => {
+        for (const status of faultStatuses) {
+          bench.faults.inject(site, status);
+          const { reference, handle } = await order();
+          try {
+            await pastRetryWindow();
+            const faulted = await waitFor(handle, (s) => registryError(s) !== undefined);
+            expect(faulted.phase, `${site} ${status}`).not.toBe('refused');
+            expect(faulted.refusal, `${site} ${status}`).toBeUndefined();
+            expect(registryError(faulted)!.reason, `${site} ${status}`).toMatch(String(status));
+            // An hour of the registry answering the same: still waiting, still running.
+            await env.sleep('1 hour');
+            expect((await handle.describe()).status.name).toBe('RUNNING');
+            expect((await getCampaignStatus(env.client, reference)).phase).not.toBe('refused');
+          } finally {
+            bench.faults.clear(site);
+          }
           await env.sleep('1 hour');
-          expect((await handle.describe()).status.name).toBe('RUNNING');
-          expect((await getCampaignStatus(env.client, reference)).phase).not.toBe('refused');
-        } finally {
-          bench.faults.clear(site);
+          const shared = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+          expect(registryError(shared), `${site} ${status}`).toBeUndefined();
+          expect(await campaignsAtRegistry(reference)).toHaveLength(1);
+          expect(await feesFor(shared.campaignId!)).toHaveLength(1);
         }
-        await env.sleep('1 hour');
-        const shared = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
-        expect(registryError(shared), `${site} ${status}`).toBeUndefined();
-        expect(await campaignsAtRegistry(reference)).toHaveLength(1);
-        expect(await feesFor(shared.campaignId!)).toHaveLength(1);
-      }
-    });
+      },
+    );
 
   it("createCampaign: the registry's 400 is the one answer that refuses, in its words", async () => {
     bench.faults.inject('createCampaign', 400, 1);
@@ -204,18 +212,27 @@ describe('a shared and a running campaign under registry faults', () => {
     expect(healed.phase, `${site} ${status}`).toBe(phase);
   }
 
-  it('share-pending (sharing read) and running (campaign read) answering 401/404/500: phase kept, needs-action, clears', async () => {
-    const { reference, handle } = await order();
-    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
-    const campaignId = pending.campaignId!;
-    for (const status of faultStatuses)
-      await faultAndHeal(handle, campaignId, reference, 'getCampaignSharing', status);
-    await bench.control.acceptShare(campaignId);
-    await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
-    await waitForCampaignPhase(env.client, reference, 'running', 20_000);
-    for (const status of faultStatuses)
-      await faultAndHeal(handle, campaignId, reference, 'getCampaign', status);
-  });
+  it(
+    'share-pending (sharing read) and running (campaign read) answering 401/404/500: phase kept, needs-action, clears',
+    LOOP_TIMEOUT,
+    async () => {
+      const { reference, handle } = await order();
+      const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+      const campaignId = pending.campaignId!;
+      for (const status of faultStatuses)
+        await faultAndHeal(handle, campaignId, reference, 'getCampaignSharing', status);
+      await bench.control.acceptShare(campaignId);
+      await deliver(handle, {
+        eventType: 'CAMPAIGN_DCA_COMPLETE',
+        campaignId,
+        campaignReferenceId: reference,
+      });
+      await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+      for (const status of faultStatuses)
+        await faultAndHeal(handle, campaignId, reference, 'getCampaign', status);
+      await recordHistory(handle, 'campaign-registry-faults-contained');
+    },
+  );
 });
 
 describe('one writer per campaign', () => {
@@ -254,6 +271,7 @@ describe('one writer per campaign', () => {
     expect(nudge).toBeDefined();
     const acked = await acknowledgeCampaignAction(env.client, reference, nudge!.key);
     expect(acked.outcome).toBe('done');
+    await recordHistory(handle, 'campaign-concurrent-updates');
   });
 });
 
@@ -278,5 +296,6 @@ describe('cancel during the billed creation', () => {
       expect(await campaignsAtRegistry(reference)).toHaveLength(1);
       expect(await feesFor(result.campaignId!)).toHaveLength(1);
       expect(bench.faults.count('createCampaign', handle.workflowId)).toBe(1);
+      await recordHistory(handle, `campaign-${how}-cancel-during-create`);
     });
 });
