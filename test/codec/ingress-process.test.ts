@@ -1,0 +1,90 @@
+/**
+ * `tcr ingress` as its own process (dist/, built by `npm test` first) with TCR_PAYLOAD_KEYS_FILE:
+ * what it hands to Temporal is encrypted with that key, and neither the history nor its log holds
+ * the values a registry event carried.
+ */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EncryptionCodec, Keyring, writeKeyFile } from '../../src/codec/index.js';
+import { signEvent } from '../../src/ingress/signature.js';
+import { startIngressProcess } from '../support/ingress-process.js';
+import { devServerEnv } from '../support/temporal-env.js';
+import { historyLeaks, locatedHistoryPayloads, payloadEncoding } from './history-leaks.js';
+
+const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
+const SECRET = 'codec-ingress-secret-0123456789abcdefghij';
+const EMAIL = 'compliance.lead@northwind.example';
+const EIN = '731104556';
+const dir = mkdtempSync(join(tmpdir(), 'tcr-ingress-codec-'));
+const keysFile = join(dir, 'payload-keys.json');
+const keyring = Keyring.generate('ingress-k1');
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  chmodSync(dir, 0o700);
+  writeKeyFile(keysFile, keyring);
+  env = await devServerEnv();
+}, 180_000);
+afterAll(async () => {
+  await env?.teardown();
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+it('encrypts what it hands to Temporal with the key file it is given, and logs none of the event', async () => {
+  const { child, url, stdout } = await startIngressProcess({
+    captureStdout: true,
+    env: {
+      TCR_WEBHOOK_URL: WEBHOOK_URL,
+      TCR_WEBHOOK_SECRETS: SECRET,
+      TEMPORAL_ADDRESS: env.address,
+      TCR_INGRESS_LOG_LEVEL: 'debug',
+      TCR_PAYLOAD_KEYS_FILE: keysFile,
+    },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    // An event for a reference no workflow owns yet: the ingress parks it (signalWithStart).
+    const event = {
+      eventType: 'BRAND_CONTACT_VERIFIED',
+      cspId: 'CSPLOCAL',
+      brandReferenceId: 'northwind-codec',
+      description: `Business contact ${EMAIL} verified for EIN ${EIN}`,
+    };
+    const response = await fetch(`${url}/webhooks/registry`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
+      },
+      body: JSON.stringify(event),
+    });
+    expect(response.status).toBe(200);
+    const ack = (await response.json()) as { outcome: string; workflowId: string };
+    expect(ack.outcome).toBe('parked');
+
+    const raw = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
+    const history = await raw.workflow.getHandle(ack.workflowId).fetchHistory();
+    expect(historyLeaks(history, [EMAIL, EIN])).toEqual([]);
+    const located = locatedHistoryPayloads(history);
+    expect(located.length).toBeGreaterThan(0);
+    expect(located.filter((p) => payloadEncoding(p.payload) !== 'binary/encrypted').map((p) => p.at)).toEqual(
+      [],
+    );
+    const decoded = await new EncryptionCodec(keyring).decode(located.map((p) => p.payload));
+    const values = decoded.map((p) => JSON.stringify(defaultPayloadConverter.fromPayload(p)));
+    expect(values.some((v) => v.includes(EMAIL) && v.includes(EIN))).toBe(true);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout()).toContain(ack.workflowId);
+    expect(stdout()).not.toContain(EMAIL);
+    expect(stdout()).not.toContain(EIN);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}, 120_000);
