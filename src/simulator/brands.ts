@@ -221,25 +221,6 @@ function internalOf(ctx: SimContext, brand: BrandRecord): BrandInternal {
   return account.brandInternal[brand.brandId]!;
 }
 
-function checkUniqueReference(
-  ctx: SimContext,
-  cspId: string,
-  referenceId: string | null,
-  except?: string,
-): void {
-  if (!referenceId) return;
-  const clash = Object.values(ctx.store.account(cspId).brands).find(
-    (b) => b.referenceId === referenceId && b.brandId !== except,
-  );
-  if (clash) {
-    throw badRequest(
-      ErrorCode.DUPLICATE_REFERENCE_ID,
-      `referenceId '${referenceId}' is already used by brand ${clash.brandId}`,
-      ['referenceId'],
-    );
-  }
-}
-
 function scheduleContactVerification(ctx: SimContext, brand: BrandRecord): void {
   const target = brand.entityType === 'SOLE_PROPRIETOR' ? brand.email : brand.businessContactEmail;
   if (!target || /NOVERIFY/i.test(target)) return;
@@ -291,7 +272,8 @@ export function registerBrand(ctx: SimContext, cspId: string, body: unknown): Br
     mobilePhoneVerifiedDate: null,
   };
   checkEntityRules(brand, ctx.clock.nowMs());
-  checkUniqueReference(ctx, cspId, brand.referenceId);
+  // referenceId is not unique: like the registry, every POST registers a new brand, so a client that
+  // retries a create must look up by referenceId first.
   brand.universalEin = universalEin(brand);
   brand.brandId = ctx.store.nextId('B');
   const account = ctx.store.account(cspId);
@@ -347,7 +329,6 @@ export function updateBrand(ctx: SimContext, cspId: string, brandId: string, bod
   }
   const next = { ...brand, ...Object.fromEntries(changed.map((k) => [k, input[k]])) } as BrandRecord;
   checkEntityRules(next, nowMs);
-  if (changed.includes('referenceId')) checkUniqueReference(ctx, cspId, next.referenceId, brandId);
 
   Object.assign(brand, next);
   brand.universalEin = universalEin(brand);
