@@ -141,7 +141,9 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       client: env.client,
     });
     expect(vet.code, vet.stderr).toBe(0);
-    expect(vet.stdout).toContain(`vet ordered: brand/${reference}: phase ready`);
+    expect(vet.stdout).toBe(
+      `vet ordered: done, phase ready, vetSeq 1, vetWorkflowId brand/${reference}/vet/AEGIS/1`,
+    );
     const withVet = JSON.parse((await tcr(['status', reference, '--json'], { client: env.client })).stdout);
     expect(withVet.vets).toEqual([
       expect.objectContaining({ mode: 'order', evpId: 'AEGIS', vettingClass: 'STANDARD' }),
@@ -159,10 +161,9 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       client: env.client,
     });
     expect(cancelled.code, cancelled.stderr).toBe(0);
-    expect(JSON.parse(cancelled.stdout).status).toMatchObject({
-      phase: 'cancelled',
-      cancelReason: 'test done',
-    });
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ outcome: 'done', phase: 'cancelled' });
+    const after = JSON.parse((await tcr(['status', reference, '--json'], { client: env.client })).stdout);
+    expect(after).toMatchObject({ phase: 'cancelled', cancelReason: 'test done' });
   });
 
   it('creates a campaign from a file, approves its fee and shows it in list and status', async () => {
@@ -217,7 +218,16 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       client: env.client,
     });
     expect(approved.code, approved.stderr).toBe(0);
-    expect(JSON.parse(approved.stdout).status.feeApprovedBy).toBe('tester');
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      workflowId: `campaign/${reference}`,
+      action: 'fee approved',
+      outcome: 'done',
+      ids: { campaignId: expect.any(String) },
+    });
+    const afterApproval = JSON.parse(
+      (await tcr(['status', reference, '--json'], { client: env.client })).stdout,
+    );
+    expect(afterApproval.feeApprovedBy).toBe('tester');
     const shared = await waitForCampaignPhase(
       env.client,
       reference,
@@ -240,6 +250,63 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     expect(
       (await tcr(['brand', 'cancel', brandRef, '--reason', 'test done'], { client: env.client })).code,
     ).toBe(0);
+  });
+
+  it('operator actions as typed: outcomes printed, a refused operation exits 1 in the workflow words, cancel clicked twice cancels once', async () => {
+    const reference = `fix-${randomUUID().slice(0, 8)}`;
+    const file = writeJson(
+      dir,
+      `${reference}.json`,
+      brandOrder(reference, ACCOUNT, { companyName: 'Acme UNVERIFIED Widgets Inc' }),
+    );
+    expect((await tcr(['brand', 'register', file], { client: env.client })).code).toBe(0);
+    await waitForBrandPhase(env.client, reference, 'needs-correction', 30_000);
+
+    // A revet the registry answers UNVERIFIED again: done, and the phase says so.
+    const revet = await tcr(['brand', 'revet', reference], { client: env.client });
+    expect(revet.code, revet.stderr).toBe(0);
+    expect(revet.stdout).toMatch(/^revet requested: done, phase needs-correction/);
+
+    // A correction the order API refuses before anything is sent (no field it knows): exit 3.
+    const invalid = await tcr(['brand', 'correct', reference, '--set', 'nosuchfield=1'], {
+      client: env.client,
+    });
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toMatch(/patch: an update needs at least one field/);
+
+    const corrected = await tcr(
+      ['brand', 'correct', reference, '--set', 'companyName=Acme Widgets Inc', '--revet', '--json'],
+      { client: env.client },
+    );
+    expect(corrected.code, corrected.stderr).toBe(0);
+    expect(JSON.parse(corrected.stdout)).toMatchObject({
+      workflowId: `brand/${reference}`,
+      action: 'corrected',
+      outcome: 'done',
+      phase: 'ready',
+    });
+
+    // A revet of a VERIFIED brand: the workflow's validator refuses it in its words, exit 1.
+    const again = await tcr(['brand', 'revet', reference], { client: env.client });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      `tcr: brand/${reference}: revet refused: revet applies to UNVERIFIED brands; this brand is VERIFIED`,
+    );
+
+    // Two operators click cancel at once: one cancels (exit 0), the other is told it did not run.
+    const [a, b] = await Promise.all([
+      tcr(['brand', 'cancel', reference, '--reason', 'operator one'], { client: env.client }),
+      tcr(['brand', 'cancel', reference, '--reason', 'operator two'], { client: env.client }),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 1]);
+    const winner = a.code === 0 ? a : b;
+    const loser = a.code === 0 ? b : a;
+    expect(winner.stdout).toMatch(/^cancelled: done, phase cancelled/);
+    expect(`${loser.stdout}${loser.stderr}`).toMatch(/a cancel is already queued|cancelled/);
+    const status = await tcr(['status', reference, '--json'], { client: env.client });
+    const final = JSON.parse(status.stdout) as BrandStatus;
+    expect(final.phase).toBe('cancelled');
+    expect(final.audit.entries.filter((e) => e.event === 'phase' && e.to === 'cancelled')).toHaveLength(1);
   });
 
   it('an invalid order file exits 3 with every field error and starts no workflow', async () => {
