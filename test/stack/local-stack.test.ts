@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -27,9 +29,14 @@ import {
   type ProgressChange,
   startLocalStack,
 } from '../../src/stack/index.js';
-import { projectRoot } from '../../src/toolchain/paths.js';
+import { projectRoot, temporalCliPath } from '../../src/toolchain/paths.js';
 import { workflowsPath } from '../../src/workers/create-workers.js';
-import { historyLeaks, locatedHistoryPayloads, payloadEncoding } from '../codec/history-leaks.js';
+import {
+  base64Forms,
+  historyLeaks,
+  locatedHistoryPayloads,
+  payloadEncoding,
+} from '../codec/history-leaks.js';
 import { workflowBundle } from '../support/temporal-env.js';
 import { Browser } from './cdp.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
@@ -342,6 +349,35 @@ describe('the local stack', () => {
     );
   }, 240_000);
 
+  it('the temporal CLI shows decoded payloads with the profile the stack writes, and encrypted ones without it', async () => {
+    const s = stack!;
+    expect((statSync(s.codec.cliConfigFile).mode & 0o777).toString(8)).toBe('600');
+    const show = async (env: Record<string, string>, extra: string[] = []) => {
+      const { stdout } = await promisify(execFile)(
+        temporalCliPath(),
+        ['workflow', 'show', '--workflow-id', 'brand/globex-public', '--output', 'json', ...extra],
+        { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      );
+      return stdout;
+    };
+    // With the stack's profile (address, namespace, codec endpoint and token).
+    // (--output json prints payload data as base64: the decoded JSON, base64-encoded.)
+    const globex = ['987654321', '+14155550100', 'messaging@globex.example'];
+    const decoded = await show({ TEMPORAL_CONFIG_FILE: s.codec.cliConfigFile });
+    expect(decoded).toContain(Buffer.from('json/plain').toString('base64'));
+    expect(decoded).not.toContain(Buffer.from('binary/encrypted').toString('base64'));
+    expect(historyLeaksInText(decoded, globex)).toEqual(globex);
+    // The same server without the codec: what anyone who can reach the namespace reads.
+    const raw = await show({ TEMPORAL_CONFIG_FILE: join(dataDir, 'no-such-profile.toml') }, [
+      '--address',
+      s.urls.temporal,
+      '--namespace',
+      s.urls.namespace,
+    ]);
+    expect(raw).toContain(Buffer.from('binary/encrypted').toString('base64'));
+    expect(historyLeaksInText(raw, globex)).toEqual([]);
+  }, 120_000);
+
   const chromium = findChromium();
   const missing = chromium === undefined && !process.env.CI;
   it.skipIf(missing)(
@@ -462,4 +498,11 @@ function applicationFailureMessages(history: temporal.api.history.v1.IHistory): 
   };
   walk(history);
   return out;
+}
+
+/** The secrets found in text, in clear or in any of their base64 forms (as in a JSON history). */
+function historyLeaksInText(text: string, secrets: readonly string[]): string[] {
+  return secrets.filter(
+    (secret) => text.includes(secret) || base64Forms(secret).some((f) => text.includes(f)),
+  );
 }
