@@ -11,7 +11,7 @@
  * each path once, and each path's figures pool its rounds, so a slow spell hits all paths alike. The
  * ratios are given both ways: pooled rates, and the median over rounds of the ratio within a round.
  * Run (after `npm run build`):
- *   npx vitest run --config bench/ingress/vitest.config.ts
+ *   npx vitest run --config bench/ingress/vitest.config.ts bench/ingress/ingress.bench-run.ts
  * BENCH_SECONDS (default 2) sets each phase's length, BENCH_ROUNDS (default 8) the rounds,
  * BENCH_INGRESS_CPU_PROFILE a directory for a CPU profile of the ingress process,
  * BENCH_INGRESS_IN_PROCESS=1 runs the ingress in this process instead, BENCH_INGRESS_NODE_ARGS
