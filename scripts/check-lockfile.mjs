@@ -98,8 +98,8 @@ function checkComplete() {
     ...(missing
       ? [
           'npm writes such a lock file when it installs over an existing node_modules: it keeps only the',
-          'optional binaries this machine has (npm/cli#4828). Rewrite it from a clean tree:',
-          '  rm -rf node_modules package-lock.json && npm install',
+          'optional binaries this machine has (npm/cli#4828). npm adds them when it resolves from the',
+          'lock file alone:  npm install --package-lock-only',
         ]
       : ['Update it with `npm install` and commit package.json and package-lock.json together.']),
   );
