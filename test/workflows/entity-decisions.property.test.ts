@@ -17,7 +17,12 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BrandSnapshot } from '../../src/activities/types.js';
-import { deriveBrandPhase, NOT_FOUND_CONFIRM_MS, notFoundVerdict } from '../../src/workflows/brand/derive.js';
+import {
+  deriveBrandPhase,
+  NOT_FOUND_CONFIRM_MS,
+  notFoundVerdict,
+  vetAction,
+} from '../../src/workflows/brand/derive.js';
 import { brandPhases } from '../../src/workflows/brand/phases.js';
 import type { BrandPhase } from '../../src/workflows/brand-types.js';
 import { campaignPhases } from '../../src/workflows/campaign/phases.js';
@@ -244,3 +249,69 @@ function checkTable<P extends string, K extends string>(
 
 checkTable('brand', brandPhases, []);
 checkTable('campaign', campaignPhases, ['share-pending']);
+
+describe('sequences of registry records', () => {
+  it('a brand moved through any sequence of records by the guarded transition never leaves a final phase', () => {
+    fc.assert(
+      fc.property(
+        fc.array(snapshotArb, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 0, max: 29 }),
+        (snapshots, cancelAt) => {
+          let phase: BrandPhase = 'registering';
+          let final: BrandPhase | undefined;
+          snapshots.forEach((snapshot, i) => {
+            const proposed: BrandPhase =
+              i === cancelAt
+                ? 'cancelled'
+                : deriveBrandPhase(snapshot, { entityType: 'PRIVATE_PROFIT', appealPending: false, now: 0 })
+                    .phase;
+            phase = guardedPhase(brandPhases, phase, proposed);
+            if (final) expect(phase).toBe(final);
+            if (brandPhases[phase].final) final ??= phase;
+          });
+        },
+      ),
+    );
+  });
+
+  it('every needs-action a decision raises carries an action and a reason', () => {
+    fc.assert(
+      fc.property(
+        snapshotArb,
+        fc.record({
+          seq: fc.integer({ min: 1, max: 50 }),
+          state: fc.constantFrom(
+            'ordering',
+            'pending',
+            'under-review',
+            'active',
+            'failed',
+            'expired',
+            'timed-out',
+            'rejected',
+            'cancelled',
+          ),
+          reasons: fc.option(fc.array(fc.string(), { maxLength: 3 }), { nil: undefined }),
+          detail: fc.option(fc.string(), { nil: undefined }),
+        }),
+        fc.option(fc.string(), { nil: undefined }),
+        (snapshot, progress, deadline) => {
+          const decision = deriveBrandPhase(snapshot, {
+            entityType: 'PUBLIC_PROFIT',
+            appealPending: false,
+            now: 0,
+          });
+          const changes = [
+            decision.identity,
+            vetAction(progress.seq, { ...progress, cause: 'poll' } as never, deadline),
+          ];
+          for (const change of changes)
+            if (change.set) {
+              expect(change.action.trim().length).toBeGreaterThan(0);
+              expect(change.reason.trim().length).toBeGreaterThan(0);
+            }
+        },
+      ),
+    );
+  });
+});
