@@ -32,7 +32,7 @@ kill_stack() {
 # Job control: a background job gets a process group of its own, whose id is its pid.
 set -m
 TCR_QUIET=1 TCR_TEMPORAL_PORT=0 TCR_UI_PORT=0 TCR_SIMULATOR_PORT=0 TCR_INGRESS_PORT=0 \
-  TCR_WORKER_METRICS_PORT=0 npm start </dev/null >"$log" 2>&1 &
+  TCR_WORKER_METRICS_PORT=0 TCR_CODEC_PORT=0 npm start </dev/null >"$log" 2>&1 &
 pid=$!
 set +m
 trap kill_stack EXIT

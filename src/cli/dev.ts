@@ -12,6 +12,7 @@ Starts, in one process:
   - the registry simulator (state file under the data folder; its clock runs --time-scale times real time),
   - the workers (workflows and the "local" account's registry activities, pointed at the simulator),
   - the webhook ingress, subscribed to every simulator event category,
+  - the codec server the Web UI and the temporal CLI decode the (encrypted) payloads through,
 then submits the example orders of examples/ on the first start, and prints each workflow's progress
 (phase changes, what it waits for, what needs an operator) until Ctrl-C stops everything.
 A second start resumes from the same data folder; examples are not submitted twice.
@@ -23,6 +24,7 @@ Options:
   --simulator-port N    registry simulator port             (default: 8480, env TCR_SIMULATOR_PORT)
   --ingress-port N      webhook ingress port                (default: 8470, env TCR_INGRESS_PORT)
   --metrics-port N      worker Prometheus metrics port      (default: 9464, env TCR_WORKER_METRICS_PORT)
+  --codec-port N        codec server port                   (default: 8234, env TCR_CODEC_PORT)
   --time-scale X        simulated seconds per real second   (default: ${DEFAULT_TIME_SCALE}, env TCR_TIME_SCALE)
   --namespace NAME      Temporal namespace                  (default: default, env TEMPORAL_NAMESPACE)
   --no-examples         do not submit the example orders    (env TCR_NO_EXAMPLES=1)
@@ -42,6 +44,7 @@ export async function runDev(argv: string[]): Promise<number> {
       'simulator-port': { type: 'string', default: env.TCR_SIMULATOR_PORT ?? '8480' },
       'ingress-port': { type: 'string', default: env.TCR_INGRESS_PORT ?? '8470' },
       'metrics-port': { type: 'string', default: env.TCR_WORKER_METRICS_PORT ?? '9464' },
+      'codec-port': { type: 'string', default: env.TCR_CODEC_PORT ?? '8234' },
       'time-scale': { type: 'string', default: env.TCR_TIME_SCALE ?? String(DEFAULT_TIME_SCALE) },
       namespace: { type: 'string', default: env.TEMPORAL_NAMESPACE ?? 'default' },
       'no-examples': { type: 'boolean', default: flag(env.TCR_NO_EXAMPLES) },
@@ -59,6 +62,7 @@ export async function runDev(argv: string[]): Promise<number> {
   const simulatorPort = parsePort('--simulator-port', values['simulator-port']);
   const ingressPort = parsePort('--ingress-port', values['ingress-port']);
   const metricsPort = parsePort('--metrics-port', values['metrics-port']);
+  const codecPort = parsePort('--codec-port', values['codec-port']);
   const timeScale = Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0)
     throw usageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
@@ -87,6 +91,7 @@ export async function runDev(argv: string[]): Promise<number> {
     uiPort,
     simulatorPort,
     ingressPort,
+    codecPort,
     namespace: values.namespace,
     timeScale,
     examples: !values['no-examples'],
