@@ -5,8 +5,8 @@
  * - an event the ingress's router parked under the campaign's reference before the workflow existed
  *   is claimed when the workflow starts;
  * - an event parked under the campaign's registry id before the workflow learned that id is claimed
- *   once the campaign is created (the create's answer is held 2 s after the commit, and dropped, so
- *   the test can read the id at the registry and park under it first).
+ *   once the campaign is created (the create's answer is held after the commit until the client
+ *   times out, so the test can read the id at the registry and park under it first).
  */
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -133,13 +133,14 @@ describe('the campaign workflow claims its parked events', () => {
   it('parked under its campaignId before it learned the id: claimed once created, delivered once', async () => {
     const brandReference = await readyBrand();
     const reference = uniqueRef('camp');
-    // The create commits at the registry, then its answer is held 2 s and the connection dropped; the
-    // workflow finds the campaign by reference afterwards. Meanwhile the test parks an event under the id.
+    // The create commits at the registry, then its answer is held (until the client's 3 s timeout) and
+    // the connection dropped; the workflow finds the campaign by reference afterwards. Meanwhile the
+    // test parks an event under the id.
     await bench.control.addFault({
       kind: 'timeout-after-commit',
       method: 'POST',
       pathPattern: '^/v2/campaignBuilder$',
-      delayMs: 2_000,
+      delayMs: 5_000,
       count: 1,
     });
     await startCampaign(reference, brandReference);
