@@ -122,10 +122,12 @@ describe('createWorkers', () => {
       c.method === 'POST' && c.path === '/v2/brand/nonBlocking';
     try {
       while (!proxy.inFlight().some(isCreate)) await new Promise((r) => setTimeout(r, 10));
+      const shutdownAt = Date.now();
       await workers.shutdown();
       await run;
-      // Answered, and the answer reached the worker (its caller was still there).
+      // Answered after the shutdown began, and the answer reached the worker (its caller was still there).
       const creates = proxy.calls.filter(isCreate);
+      expect(creates.map((c) => c.endMs >= shutdownAt)).toEqual([true]);
       expect(
         creates.map((c) => ({ ok: c.status >= 200 && c.status < 300, callerGone: c.callerGone })),
       ).toEqual([{ ok: true, callerGone: false }]);
