@@ -32,6 +32,7 @@ import {
 } from './options.js';
 import { portOrFree } from './ports.js';
 import { ProgressWatcher } from './progress.js';
+import { settleWithin } from './settle.js';
 import { type RunningDevServer, startDevServer } from './temporal-dev-server.js';
 import { localWebhookSecret, subscribeIngress } from './webhooks.js';
 
@@ -87,6 +88,9 @@ const bundlerLogger = {
   warn: (message: string) => console.warn(message),
   error: (message: string) => console.error(message),
 };
+
+/** How long a stop waits for background work (example submissions, status queries) before closing. */
+const STOP_GRACE_MS = 5_000;
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log ?? silent;
@@ -224,8 +228,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           isStopping: () => stopping,
         },
       );
+      // A vet example waits for its brand and for its update's outcome: on stop it gets a few seconds
+      // to finish, then the connection closes under it (it is ordered again at the next start).
       const pending = examples.done;
-      cleanups.push(() => pending);
+      cleanups.push(() => settleWithin(pending, STOP_GRACE_MS));
     }
 
     const urls: LocalStackUrls = {

@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type { BrandStatus } from '../workflows/brand-types.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
+import { settleWithin } from './settle.js';
 
 export interface WorkflowProgress {
   workflowId: string;
@@ -131,8 +132,8 @@ export class ProgressWatcher {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    await this.#tick;
-    await Promise.allSettled([...this.#inflight]);
+    // A query to a workflow no worker answers waits until the server gives up: bounded here.
+    await settleWithin(Promise.allSettled([this.#tick, ...this.#inflight]), 5_000);
   }
 
   /** One round: list, query, report changes. */
