@@ -15,8 +15,8 @@
  * BENCH_SECONDS (default 2) sets each phase's length, BENCH_ROUNDS (default 8) the rounds,
  * BENCH_INGRESS_CPU_PROFILE a directory for a CPU profile of the ingress process,
  * BENCH_INGRESS_IN_PROCESS=1 runs the ingress in this process instead, BENCH_INGRESS_NODE_ARGS
- * passes Node options to the ingress process. Results go to stdout and bench/ingress/results.json
- * (results-in-process.json in that mode). For diagnosis, BENCH_PATHS (path names, comma-separated)
+ * passes Node options to the ingress process. Results go to stdout and a new dated
+ * bench/ingress/results.<time>.json (results-in-process.<time>.json in that mode). For diagnosis, BENCH_PATHS (path names, comma-separated)
  * and BENCH_CONNECTIONS (e.g. "1") narrow the run; a narrowed run prints its figures but writes no file.
  *
  * Besides rates and latencies, each path reports per event the CPU time and the run-queue wait
@@ -25,7 +25,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
@@ -39,6 +39,7 @@ import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { type RegistryEventDelivery, registryEventSignal } from '../../src/workflows/signals.js';
 import { startIngressProcess } from '../../test/support/ingress-process.js';
 import { devServerEnv } from '../../test/support/temporal-env.js';
+import { writeResults } from '../support/results.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -491,30 +492,21 @@ it('measures the ingress against raw signalWithStart', async () => {
   if (errorMessages.size > 0) console.log('errors:', Object.fromEntries(errorMessages));
   // A narrowed run (BENCH_PATHS, BENCH_CONNECTIONS) is for diagnosis: printed, not written.
   if (complete)
-    writeFileSync(
-      new URL(IN_PROCESS ? './results-in-process.json' : './results.json', import.meta.url),
-      `${JSON.stringify(
-        {
-          at: new Date().toISOString(),
-          secondsPerPhase: SECONDS,
-          rounds: ROUNDS,
-          ingress: IN_PROCESS
-            ? 'in the load generator process (BENCH_INGRESS_IN_PROCESS=1), info logs to /dev/null'
-            : 'separate process (node dist/cli/main.js ingress), info logs to /dev/null',
-          cpus: availableParallelism(),
-          cpuModel: cpus()[0]?.model,
-          node: process.version,
-          loadAverage1m: { before: loadBefore, after: loadavg()[0] },
-          results,
-          ratios,
-          errors: Object.fromEntries(errorMessages),
-          ingressMetrics: metricsText
-            .split('\n')
-            .filter((line) => /^tcr_ingress_events_\w+_total/.test(line)),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    writeResults(new URL(IN_PROCESS ? './results-in-process.json' : './results.json', import.meta.url), {
+      at: new Date().toISOString(),
+      secondsPerPhase: SECONDS,
+      rounds: ROUNDS,
+      ingress: IN_PROCESS
+        ? 'in the load generator process (BENCH_INGRESS_IN_PROCESS=1), info logs to /dev/null'
+        : 'separate process (node dist/cli/main.js ingress), info logs to /dev/null',
+      cpus: availableParallelism(),
+      cpuModel: cpus()[0]?.model,
+      node: process.version,
+      loadAverage1m: { before: loadBefore, after: loadavg()[0] },
+      results,
+      ratios,
+      errors: Object.fromEntries(errorMessages),
+      ingressMetrics: metricsText.split('\n').filter((line) => /^tcr_ingress_events_\w+_total/.test(line)),
+    });
   expect(results.every((r) => r.events > 0)).toBe(true);
 });

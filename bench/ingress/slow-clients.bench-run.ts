@@ -21,11 +21,10 @@
  *
  * Run (not part of `npm test`):
  *   npx vitest run --config bench/ingress/vitest.config.ts bench/ingress/slow-clients.bench-run.ts
- * Results: stdout and bench/ingress/results-slow-clients.json (results-slow-clients-edge.json).
+ * Results: stdout and a new dated bench/ingress/results-slow-clients.<time>.json (-edge.<time>.json).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -37,6 +36,7 @@ import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { devServerEnv } from '../../test/support/temporal-env.js';
+import { writeResults } from '../support/results.js';
 
 const SECONDS = Number(process.env.DRILL_SECONDS ?? 60);
 const ROUNDS = Number(process.env.DRILL_ROUNDS ?? 3);
@@ -296,10 +296,7 @@ it('valid deliveries keep p99 under 50 ms and none is refused while 200 connecti
     attacker: attackerStats,
   };
   console.log(JSON.stringify(figures, null, 2));
-  writeFileSync(
-    new URL(`./results-slow-clients${EDGE_ONLY ? '-edge' : ''}.json`, import.meta.url),
-    `${JSON.stringify(figures, null, 2)}\n`,
-  );
+  writeResults(new URL(`./results-slow-clients${EDGE_ONLY ? '-edge' : ''}.json`, import.meta.url), figures);
 
   // The attack was real: 200 connections held (plus the registry's) at the start and end of each slice.
   expect(open.length).toBe(2 * ROUNDS);
