@@ -19,6 +19,7 @@ import {
   cancelBrand,
   correctBrand,
   getBrandStatus,
+  importVet,
   orderVet,
   revetBrand,
   startBrandOrder,
@@ -232,6 +233,54 @@ describe('registry faults at every call site of the brand loop', () => {
         expect(done).toMatchObject({ outcome: 'done', phase: 'ready' });
         expect(registryError(await getBrandStatus(env.client, reference))).toBeUndefined();
       });
+    },
+  );
+});
+
+describe('registry faults in the vet workflow', () => {
+  it(
+    'the billed vet order and import: a fault shows in the vet, which orders once when it clears; a 400 rejects it in the registry words',
+    LOOP_TIMEOUT,
+    async () => {
+      for (const method of ['orderExternalVet', 'importExternalVet'] as const)
+        for (const cls of ['401', '500', 'configuration', '400'] as const) {
+          const fake = new FakeRegistry();
+          await withWorkers(env, activities(fake), async (w) => {
+            const { reference, handle } = await order(w);
+            const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+            fake.failAll(cls, [method]);
+            const ordered =
+              method === 'orderExternalVet'
+                ? await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' })
+                : await importVet(env.client, reference, { evpId: 'AEGIS', vettingId: 'V-IMPORTED' });
+            expect(ordered.outcome, `${method} ${cls}`).toBe('done');
+            const vet = env.client.workflow.getHandle(ordered.ids!.vetWorkflowId!);
+            await pastRetryWindow();
+            if (cls === '400') {
+              const rejected = await waitForStatus(handle, (s) => s.vets[0]?.state === 'rejected');
+              expect(rejected.needsAction.find((a) => a.key === 'vet-1')?.reason, method).toMatch(/refused/);
+              expect(fake.vetsOf(ready.brandId!), method).toEqual([]);
+              return;
+            }
+            const view = await vet.query(vetViewQuery);
+            expect(
+              view.needsAction.find((a) => a.key === 'registry-error')?.reason,
+              `${method} ${cls}`,
+            ).toMatch(words[cls]);
+            expect((await vet.describe()).status.name).toBe('RUNNING');
+            await expectRunning(handle);
+            fake.heal();
+            await env.sleep('1 hour');
+            const settled = await waitForStatus(handle, (s) =>
+              ['pending', 'active'].includes(s.vets[0]?.state ?? ''),
+            );
+            expect(settled.vets, `${method} ${cls}`).toHaveLength(1);
+            expect(fake.vetsOf(ready.brandId!), `${method} ${cls}: one vet at the registry`).toHaveLength(1);
+            expect(
+              (await vet.query(vetViewQuery)).needsAction.find((a) => a.key === 'registry-error'),
+            ).toBeUndefined();
+          });
+        }
     },
   );
 });
