@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   createCampaignReadActivities,
   createCampaignWriteActivities,
@@ -60,6 +60,11 @@ export interface CreateWorkersOptions {
   dataConverter?: DataConverter;
   /** Workflow task queue (default `tcr-workflows`). */
   workflowTaskQueue?: string;
+  /**
+   * Aborted to stop a start in progress (a signal while connecting or bundling): what was made is
+   * released and the promise rejects with WorkersStartAborted.
+   */
+  signal?: AbortSignal;
   /** Override activities per account (tests); default the real registry activities. */
   activitiesFor?: (account: CspAccountConfig) => {
     reads: RegistryReadActivities & Partial<CampaignReadActivities>;
@@ -86,6 +91,45 @@ export function registryResolver(accounts: CspAccountConfig[]): RegistryClientRe
   };
 }
 
+/** createWorkers was stopped by its `signal` before the workers were ready; nothing is left open. */
+export class WorkersStartAborted extends Error {
+  override readonly name = 'WorkersStartAborted';
+  constructor() {
+    super('stopped before the workers started');
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** gRPC NOT_FOUND, as the server answers DescribeNamespace for a namespace it does not know. */
+const NOT_FOUND = 5;
+
+/**
+ * The namespace as the server knows it, checked before any worker is made: a namespace the server
+ * does not know (or the credentials cannot see) stops the start with a message naming it, before
+ * the workflow bundle is built.
+ */
+async function checkNamespace(connection: NativeConnection, namespace: string, address: string) {
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === NOT_FOUND)
+      throw new Error(
+        `namespace '${namespace}' not found on the Temporal server at ${address} (check TEMPORAL_NAMESPACE or --namespace; an operator creates a namespace with 'temporal operator namespace create')`,
+      );
+    throw new Error(`cannot describe namespace '${namespace}' at ${address}: ${messageOf(error)}`);
+  }
+}
+
+/**
+ * Creates the workers, not yet running. Each failure names its step (connecting to Temporal at the
+ * address, the namespace, the task queue whose worker could not be made) and leaves nothing open:
+ * workers already made are released, the registry clients and an owned connection closed. When
+ * `options.signal` is aborted, the same clean-up happens after the step in progress and the
+ * promise rejects with WorkersStartAborted.
+ */
 export async function createWorkers(
   config: WorkerConfig,
   options: CreateWorkersOptions = {},
@@ -97,63 +141,103 @@ export async function createWorkers(
     try {
       resolve(account.name);
     } catch (error) {
+      await closeRegistryClients();
       throw new Error(
-        `account ${account.name}: ${error instanceof Error ? error.message : String(error)} (fix the account in TCR_ACCOUNTS / TCR_ACCOUNTS_FILE)`,
+        `account ${account.name}: ${messageOf(error)} (fix the account in TCR_ACCOUNTS / TCR_ACCOUNTS_FILE)`,
       );
     }
   }
+  const { signal } = options;
   const ownsConnection = options.connection === undefined;
-  const connection =
-    options.connection ?? (await NativeConnection.connect(temporalConnectionOptions(config.temporal)));
+  const address = config.temporal.address;
   const namespace = config.temporal.namespace;
-  const dataConverter = options.dataConverter ?? productDataConverter();
+  let connection: NativeConnection | undefined = options.connection;
   const workers: Worker[] = [];
-  workers.push(
-    await Worker.create({
-      connection,
-      namespace,
-      dataConverter,
+  const stopIfAborted = () => {
+    if (signal?.aborted) throw new WorkersStartAborted();
+  };
+  try {
+    stopIfAborted();
+    if (!connection) {
+      try {
+        connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+      } catch (error) {
+        throw new Error(`cannot connect to Temporal at ${address}: ${messageOf(error)}`);
+      }
+    }
+    stopIfAborted();
+    await checkNamespace(connection, namespace, address);
+    stopIfAborted();
+    const dataConverter = options.dataConverter ?? productDataConverter();
+    const create = async (
+      workerOptions: Omit<WorkerOptions, 'connection' | 'namespace' | 'dataConverter'>,
+    ) => {
+      try {
+        workers.push(await Worker.create({ connection, namespace, dataConverter, ...workerOptions }));
+      } catch (error) {
+        throw new Error(
+          `cannot create the worker for task queue ${workerOptions.taskQueue} (namespace '${namespace}' at ${address}): ${messageOf(error)}`,
+        );
+      }
+      stopIfAborted();
+    };
+    await create({
       taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    }),
-  );
-  for (const account of config.accounts) {
-    // The real activities heartbeat while they run (the stubs set a heartbeat timeout), so a worker
-    // that dies mid-call is noticed in seconds. Test overrides are taken as given.
-    const activities = options.activitiesFor?.(account) ?? {
-      reads: withHeartbeat({
-        ...createRegistryReadActivities(resolve),
-        ...createCampaignReadActivities(resolve),
-      }),
-      writes: withHeartbeat({
-        ...createRegistryWriteActivities(resolve),
-        ...createCampaignWriteActivities(resolve),
-      }),
-    };
-    // The account's registry budget, the same one its registry client's limiter holds.
-    const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
-    workers.push(
-      await Worker.create({
-        connection,
-        namespace,
-        dataConverter,
+    });
+    for (const account of config.accounts) {
+      // The real activities heartbeat while they run (the stubs set a heartbeat timeout), so a worker
+      // that dies mid-call is noticed in seconds. Test overrides are taken as given.
+      const activities = options.activitiesFor?.(account) ?? {
+        reads: withHeartbeat({
+          ...createRegistryReadActivities(resolve),
+          ...createCampaignReadActivities(resolve),
+        }),
+        writes: withHeartbeat({
+          ...createRegistryWriteActivities(resolve),
+          ...createCampaignWriteActivities(resolve),
+        }),
+      };
+      // The account's registry budget, the same one its registry client's limiter holds.
+      const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
+      await create({
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
         maxTaskQueueActivitiesPerSecond: budget.getsPerSecond,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
-      }),
-      await Worker.create({
-        connection,
-        namespace,
-        dataConverter,
+      });
+      await create({
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
         maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds / 10,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
-      }),
-    );
+      });
+    }
+  } catch (error) {
+    await releaseUnstarted(workers, ownsConnection ? connection : undefined);
+    throw error;
   }
+  return runningWorkers(workers, connection, ownsConnection);
+}
+
+/**
+ * After a failed or stopped start: workers made but never run are started and stopped at once (the
+ * SDK has no other way to release one), then the registry clients and the connection are closed.
+ */
+async function releaseUnstarted(workers: Worker[], ownedConnection: NativeConnection | undefined) {
+  const runs = workers.map((w) => w.run().catch(() => undefined));
+  for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+  await Promise.all(runs);
+  await closeRegistryClients();
+  await ownedConnection?.close().catch(() => undefined);
+}
+
+function runningWorkers(
+  workers: Worker[],
+  connection: NativeConnection,
+  ownsConnection: boolean,
+): RunningWorkers {
   let running: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
   const run = () => {

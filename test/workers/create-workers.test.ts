@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
 import { startBrandOrder } from '../../src/orders/index.js';
-import { createWorkers } from '../../src/workers/create-workers.js';
+import { createWorkers, WorkersStartAborted } from '../../src/workers/create-workers.js';
 import {
   REGISTRY_READS_PER_SECOND,
   REGISTRY_WRITES_PER_SECOND,
@@ -170,5 +170,17 @@ describe('createWorkers', () => {
     const run = again.run();
     await again.shutdown();
     await run;
+  });
+
+  it('a stop before the start rejects with WorkersStartAborted and makes nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const config = {
+      temporal: { address: 'unused:7233', namespace: 'default' },
+      accounts: [simulatorAccount(harness.sim, 'alpha')],
+    };
+    await expect(
+      createWorkers(config, { connection: env.nativeConnection, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(WorkersStartAborted);
   });
 });
