@@ -18,6 +18,19 @@ const s1 = (ms: number) => (ms / 1000).toFixed(1);
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** A row of section 5's table: deliveries and p50 / p99 per phase (below 1 ms with two decimals). */
+function slowClientRow(run: number, events: string, r: ReturnType<typeof results>): string {
+  const ms = (v: number) => (v < 1 ? v.toFixed(2) : v.toFixed(1));
+  const [baseline, attacked] = r.phases as {
+    deliveries: number;
+    refused: number;
+    p50ms: number;
+    p99ms: number;
+  }[];
+  const phase = (p: typeof baseline) => `${thousands(p!.deliveries)}, ${ms(p!.p50ms)} / ${ms(p!.p99ms)}`;
+  return `| ${run} | ${events} | ${phase(baseline)} | ${phase(attacked)} | ${baseline!.refused + attacked!.refused} |`;
+}
+
 /** What the page must say, per results file. */
 const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.json': (r) => [
@@ -63,6 +76,10 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
       `${o.clear} of ${o.total} orders rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow.`,
     ];
   },
+  'bench/ingress/results-slow-clients.json': (r) => [slowClientRow(6, `hand-off, ${r.rounds} rounds`, r)],
+  'bench/ingress/results-slow-clients-edge.json': (r) => [
+    slowClientRow(7, `edge only, ${r.rounds} rounds`, r),
+  ],
   'bench/drills/results-kill.json': ({ figures: f }) => [
     `${f.completed} / ${f.orders} orders completed in **${f.seconds} s** (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s)`,
     `restarts took ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
