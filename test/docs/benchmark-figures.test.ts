@@ -132,6 +132,57 @@ describe('README.md figures match their results files', () => {
     });
 });
 
+/** docs/ingress.md's ingress benchmark (and README's line for it). */
+const ingressDoc = readFileSync(join(root, 'docs/ingress.md'), 'utf8');
+interface IngressRow {
+  name: string;
+  connections: number;
+  perSecond: number;
+  p50ms: number;
+  p99ms: number;
+  errors: number;
+}
+/** Ingress / raw rate in whole percent, as the benchmark prints it (from the events per second). */
+const ingressRatio = (r: ReturnType<typeof results>, raw: string, connections: number) => {
+  const rows = r.results as IngressRow[];
+  const at = (name: string) => rows.find((x) => x.name === name && x.connections === connections)!;
+  return `${Math.round((100 * at('ingress POST').perSecond) / at(raw).perSecond)} %`;
+};
+const ingressClaims = (r: ReturnType<typeof results>): string[] => {
+  const median = (i: number) => `${Math.round((r.ratios[i].medianRoundVsSignalWithStart as number) * 100)} %`;
+  const p99At1 = (r.results as IngressRow[]).find(
+    (x) => x.name === 'ingress POST' && x.connections === 1,
+  )!.p99ms;
+  return [
+    ...(r.results as IngressRow[]).map(
+      (x) => `| ${x.name} | ${x.connections} | ${x.perSecond} | ${x.p50ms} | ${x.p99ms} | ${x.errors} |`,
+    ),
+    ...[1, 16].map(
+      (n, i) =>
+        `**${ingressRatio(r, 'raw signalWithStart', n)}; ${median(i)}** | ${ingressRatio(r, 'raw signal', n)} |`,
+    ),
+    `met at 1 connection (${ingressRatio(r, 'raw signalWithStart', 1)}) and at 16 (${ingressRatio(r, 'raw signalWithStart', 16)})`,
+    `**p99 at one connection < 20 ms: met** (${p99At1.toFixed(1)} ms)`,
+  ];
+};
+
+describe('docs/ingress.md and README.md ingress figures match bench/ingress/results.json', () => {
+  it('docs/ingress.md', () => {
+    expect(
+      ingressClaims(results('bench/ingress/results.json')).filter((t) => !ingressDoc.includes(t)),
+    ).toEqual([]);
+  });
+  it('README.md', () => {
+    const r = results('bench/ingress/results.json');
+    const p99 = (r.results as IngressRow[]).find(
+      (x) => x.name === 'ingress POST' && x.connections === 1,
+    )!.p99ms;
+    expect(readme).toContain(
+      `1 connection: **${ingressRatio(r, 'raw signalWithStart', 1)}** of the raw rate, p99 ${p99.toFixed(1)} ms; 16 connections: **${ingressRatio(r, 'raw signalWithStart', 16)}**`,
+    );
+  });
+});
+
 describe('docs/benchmarks.md figures match their results files', () => {
   for (const [file, claim] of Object.entries(claims))
     it(file, () => {
