@@ -27,7 +27,7 @@ const CREATED_BY_THE_OPERATOR = new Set([
 const PATH = /(?<![\w/.-])((?:src|test|bench|docs|scripts|temporal-docker|examples|\.ci)\/[\w./-]*[\w/])/g;
 
 /** Repository paths a doc names: bare or in code spans, and relative link targets (not globs or templates). */
-export function namedPaths(doc: string, body: string): string[] {
+function namedPaths(doc: string, body: string): string[] {
   const found = new Set<string>();
   for (const m of body.matchAll(PATH)) {
     // A glob or template (`results-*.json`, `results.<time>.json`, `${dir}/x`): not a path to check.
@@ -43,7 +43,7 @@ export function namedPaths(doc: string, body: string): string[] {
 }
 
 /** `tcr ...` lines: in code blocks (a leading `$ ` and trailing `# comment` dropped) and in code spans. */
-export function tcrLines(body: string): string[] {
+function tcrLines(body: string): string[] {
   const lines = new Set<string>();
   let inBlock = false;
   for (const raw of body.split('\n')) {
