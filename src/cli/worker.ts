@@ -3,13 +3,15 @@
  * from the environment (src/config: TEMPORAL_*, TCR_ACCOUNTS / TCR_ACCOUNTS_FILE), until SIGINT /
  * SIGTERM, then a graceful shutdown (running tasks finish; Temporal hands the rest to other workers).
  */
+import { dataConverter } from '../codec/data-converter.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
-import { createWorkers, type RunningWorkers } from '../workers/create-workers.js';
+import { exitWhenDone, stopOnSignals } from '../workers/process-signals.js';
+import { runWorkersUntilStopped } from '../workers/run-workers.js';
 import { parseCommand } from './args.js';
 import type { CliCommand } from './command.js';
+import { processIo } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { stopSignal } from './events.js';
 import { help } from './output.js';
 
 const workerHelp = `tcr worker: run the workers (workflows on tcr-workflows; registry reads and writes per CSP account)
@@ -24,6 +26,10 @@ Options:
   --address HOST:PORT  Temporal frontend (overrides TEMPORAL_ADDRESS)
   --namespace NAME     Temporal namespace (overrides TEMPORAL_NAMESPACE)
   -h, --help           this text`;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export const workerCommand: CliCommand = {
   summary: 'run the workflow and registry workers until Ctrl-C',
@@ -41,46 +47,41 @@ export const workerCommand: CliCommand = {
       if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.usage);
       throw error;
     }
+    // Payloads encrypted with the keys TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name (src/codec): a
+    // bad key file stops the start here, before any connection.
+    let converter: ReturnType<typeof dataConverter>;
+    try {
+      converter = dataConverter({ env });
+    } catch (error) {
+      throw new CliError(messageOf(error), ExitCode.usage);
+    }
+    // The command owns the process when it was given neither a stop signal nor its own output (the
+    // tcr executable): it then handles SIGINT / SIGTERM itself (a second signal exits at once) and
+    // ends the process when it is done, even if the SDK still holds it open.
+    const ownsProcess = ctx.signal === undefined && ctx.io === processIo;
+    const stop = ctx.signal ?? stopOnSignals((line) => ctx.io.err(line)).signal;
     // Prometheus metrics (TCR_WORKER_METRICS_ADDRESS) and JSON logs (TCR_WORKER_LOG_LEVEL) for the
     // worker runtime: installed before the first connection of the process.
     let runtime: ReturnType<typeof installWorkerRuntime>;
     try {
       runtime = installWorkerRuntime(env);
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.usage);
+      throw new CliError(messageOf(error), ExitCode.usage);
     }
     if (runtime.prometheusBindAddress)
       ctx.io.err(`worker metrics http://${runtime.prometheusBindAddress}/metrics`);
     ctx.io.err(`tcr worker starting ${JSON.stringify(describeWorkerConfig(config))}`);
-    let workers: RunningWorkers;
     try {
-      workers = await createWorkers(config);
+      await runWorkersUntilStopped(config, {
+        stop,
+        log: (line) => ctx.io.err(line),
+        dataConverter: converter,
+      });
     } catch (error) {
-      throw new CliError(
-        `workers could not start: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      if (ownsProcess) exitWhenDone(ExitCode.failure);
+      throw new CliError(messageOf(error));
     }
-    const shutdown = () => workers.shutdown(); // idempotent
-    const stop = stopSignal(ctx);
-    const onStop = () => {
-      ctx.io.err('tcr worker: stopping gracefully ...');
-      shutdown().catch((error: unknown) =>
-        ctx.io.err(
-          `tcr worker: error while stopping: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      );
-    };
-    if (stop.aborted) onStop();
-    else stop.addEventListener('abort', onStop, { once: true });
-    ctx.io.err(`tcr worker running (${workers.workers.length} workers); Ctrl-C stops it`);
-    try {
-      await workers.run();
-    } catch (error) {
-      await shutdown().catch(() => undefined);
-      throw new CliError(`a worker failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    await shutdown();
-    ctx.io.err('tcr worker stopped');
-    return 0;
+    if (ownsProcess) exitWhenDone(ExitCode.ok);
+    return ExitCode.ok;
   },
 };

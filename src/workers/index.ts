@@ -1,1 +1,3 @@
 export * from './create-workers.js';
+export * from './process-signals.js';
+export * from './run-workers.js';

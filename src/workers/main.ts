@@ -2,51 +2,54 @@
  * Worker process entry point: `node dist/workers/main.js`. Reads the configuration from the
  * environment (src/config), runs the workflow worker and the per-account registry workers, and
  * shuts down gracefully on SIGINT / SIGTERM (running activities finish; nothing is lost: Temporal
- * hands unfinished tasks to another worker).
+ * hands unfinished tasks to another worker); a second signal exits at once. Exit codes: 0 stopped by
+ * a signal, 1 the workers could not start or one failed (the message says what), 2 configuration.
+ * The same life as `tcr worker` (src/workers/run-workers.ts, process-signals.ts).
  */
 import { dataConverter } from '../codec/data-converter.js';
 import { keyringFromEnv } from '../codec/key-file.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
-import { createWorkers } from './create-workers.js';
+import { exitWhenDone, stopOnSignals } from './process-signals.js';
+import { runWorkersUntilStopped } from './run-workers.js';
 
-async function main(): Promise<void> {
+const log = (line: string) => console.error(line);
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function main(): Promise<number> {
+  const stop = stopOnSignals(log).signal;
   let config: ReturnType<typeof loadWorkerConfig>;
+  let converter: ReturnType<typeof dataConverter>;
+  let keys: ReturnType<typeof keyringFromEnv>;
   try {
     config = loadWorkerConfig();
+    keys = keyringFromEnv();
+    converter = dataConverter({ keyring: keys });
+    installWorkerRuntime(); // metrics exporter and JSON logs, before the first connection
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
+    log(error instanceof ConfigError ? error.message : `tcr worker: ${messageOf(error)}`);
+    return 2;
   }
-  installWorkerRuntime(); // metrics exporter and JSON logs, before the first connection
-  console.log('tcr worker starting', JSON.stringify(describeWorkerConfig(config)));
-  const converter = dataConverter();
+  log(`tcr worker starting ${JSON.stringify(describeWorkerConfig(config))}`);
   // Key ids only, never a key.
-  const keys = keyringFromEnv();
-  console.log(
+  log(
     keys
       ? `tcr worker: payloads encrypted (current key ${keys.currentId}; keys ${keys.ids().join(', ')})`
       : 'tcr worker: WARNING payloads are NOT encrypted (set TCR_PAYLOAD_KEYS_FILE; docs/operations.md, Data protection)',
   );
-  const workers = await createWorkers(config, { dataConverter: converter });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`tcr worker: ${signal}, shutting down gracefully`);
-    void workers.shutdown();
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  await workers.run();
-  await workers.shutdown(); // idempotent: a no-op after a signal's shutdown
-  console.log('tcr worker stopped');
+  try {
+    await runWorkersUntilStopped(config, { stop, log, dataConverter: converter });
+    return 0;
+  } catch (error) {
+    log(`tcr worker: ${messageOf(error)}`);
+    return 1;
+  }
 }
 
-main().catch((error: unknown) => {
-  console.error('tcr worker failed:', error instanceof Error ? error.message : String(error));
-  process.exit(1);
+main().then(exitWhenDone, (error: unknown) => {
+  log(`tcr worker failed: ${messageOf(error)}`);
+  exitWhenDone(1);
 });

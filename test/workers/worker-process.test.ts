@@ -1,0 +1,214 @@
+/**
+ * `tcr worker` as its own process (dist/cli/main.js: run `npm run build` first), against a dev
+ * server of its own: it exits non-zero naming what failed when it cannot start, and exits on
+ * SIGTERM in every state (starting, running, shutting down; a second SIGTERM during a graceful
+ * shutdown exits at once).
+ *
+ * One time bound, in the first test: a worker that cannot start used to print its error and then
+ * never exit, which only a bound can show. It is 60 s, against the 1 to 2 s the exit takes on this
+ * machine under load (the namespace is checked before the workflow bundle is built). Every other
+ * wait is for an event: a line of output, a connection or a request reaching a test server, the
+ * process's exit.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startBrandOrder } from '../../src/orders/index.js';
+import { projectRoot } from '../../src/toolchain/paths.js';
+import { brandRegistration } from '../fixtures/workflow-harness.js';
+import { devServerEnv } from '../support/temporal-env.js';
+
+/** The two entry points: `tcr worker` and the worker's own (`node dist/workers/main.js`). */
+const TCR_WORKER = [join(projectRoot, 'dist/cli/main.js'), 'worker'];
+const WORKERS_MAIN = [join(projectRoot, 'dist/workers/main.js')];
+/** Why the first test has a bound at all: see the header. */
+const START_FAILURE_BOUND_MS = 60_000;
+
+interface TcrProcess {
+  child: ChildProcess;
+  /** stdout and stderr so far, interleaved. */
+  output(): string;
+  /** Resolves when the output holds `text`; rejects if the process exits first. */
+  waitFor(text: string): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children: ChildProcess[] = [];
+
+function tcrWorker(env: Record<string, string>, entry = TCR_WORKER): TcrProcess {
+  const child = spawn(process.execPath, entry, {
+    env: {
+      ...process.env,
+      // Never the machine's temporal.toml; no metrics port; only the lines the test reads, and warnings.
+      TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
+      TCR_WORKER_METRICS_ADDRESS: 'off',
+      TCR_WORKER_LOG_LEVEL: 'warn',
+      TCR_PAYLOAD_KEYS_FILE: '',
+      TCR_PAYLOAD_KEYS: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitFor(text) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!output.includes(text)) return;
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+        check();
+        void exited.then(({ code, signal }) => {
+          if (!output.includes(text))
+            reject(new Error(`tcr worker exited (${code ?? signal}) before '${text}':\n${output}`));
+        });
+      });
+    },
+  };
+}
+
+function accounts(baseUrl: string): string {
+  return JSON.stringify([{ name: 'acme', environment: 'local', baseUrl, apiKey: 'k', apiSecret: 's' }]);
+}
+
+/** A registry that takes requests and never answers them; `requested` resolves at the first. */
+async function silentRegistry(): Promise<{ url: string; requested: Promise<void>; server: Server }> {
+  let onRequest: () => void = () => undefined;
+  const requested = new Promise<void>((resolve) => {
+    onRequest = resolve;
+  });
+  const server = createServer(() => onRequest());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`, requested, server };
+}
+
+/** A "Temporal" that accepts connections and never answers; `connected` resolves at the first. */
+async function silentTemporal(): Promise<{ address: string; connected: Promise<void>; server: TcpServer }> {
+  let onConnection: () => void = () => undefined;
+  const connected = new Promise<void>((resolve) => {
+    onConnection = resolve;
+  });
+  const server = createTcpServer((socket) => {
+    socket.on('error', () => undefined);
+    onConnection();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, connected, server };
+}
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await devServerEnv();
+});
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+describe('tcr worker (process)', () => {
+  it.each([
+    ['tcr worker', TCR_WORKER],
+    ['node dist/workers/main.js', WORKERS_MAIN],
+  ])(
+    '%s exits 1 naming the namespace when the server does not know it',
+    async (_, entry) => {
+      const namespace = `nope-${randomUUID().slice(0, 8)}`;
+      const worker = tcrWorker(
+        {
+          TEMPORAL_ADDRESS: env.address,
+          TEMPORAL_NAMESPACE: namespace,
+          TCR_ACCOUNTS: accounts('http://127.0.0.1:9/v2'),
+        },
+        entry,
+      );
+      let bound: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        worker.exited,
+        new Promise<'still running'>((resolve) => {
+          bound = setTimeout(() => resolve('still running'), START_FAILURE_BOUND_MS);
+        }),
+      ]).finally(() => clearTimeout(bound));
+      expect(outcome, worker.output()).toEqual({ code: 1, signal: null });
+      expect(worker.output()).toContain(
+        `workers could not start: namespace '${namespace}' not found on the Temporal server at ${env.address}`,
+      );
+    },
+    START_FAILURE_BOUND_MS + 30_000,
+  );
+
+  it('exits 0 on SIGTERM while it is still connecting to Temporal', async () => {
+    const temporal = await silentTemporal();
+    try {
+      const worker = tcrWorker({
+        TEMPORAL_ADDRESS: temporal.address,
+        TCR_ACCOUNTS: accounts('http://127.0.0.1:9/v2'),
+      });
+      await temporal.connected; // the worker is waiting for Temporal's answer
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.output()).toEqual({ code: 0, signal: null });
+      expect(worker.output()).toContain('tcr worker: stopped before the workers started');
+    } finally {
+      temporal.server.close();
+    }
+  });
+
+  it('exits 0 on SIGTERM while running, after a graceful shutdown', async () => {
+    const worker = tcrWorker({
+      TEMPORAL_ADDRESS: env.address,
+      TCR_ACCOUNTS: accounts('http://127.0.0.1:9/v2'),
+    });
+    await worker.waitFor('tcr worker running (3 workers)');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited, worker.output()).toEqual({ code: 0, signal: null });
+    expect(worker.output()).toContain('tcr worker: stopping gracefully');
+    expect(worker.output()).toContain('tcr worker stopped');
+  });
+
+  it('a second SIGTERM during a graceful shutdown that waits for a registry call exits at once (143)', async () => {
+    const registry = await silentRegistry();
+    const reference = `second-signal-${randomUUID().slice(0, 8)}`;
+    let handle: Awaited<ReturnType<typeof startBrandOrder>>['handle'] | undefined;
+    try {
+      const worker = tcrWorker({ TEMPORAL_ADDRESS: env.address, TCR_ACCOUNTS: accounts(registry.url) });
+      await worker.waitFor('tcr worker running');
+      ({ handle } = await startBrandOrder(env.client, {
+        reference,
+        account: 'acme',
+        brand: brandRegistration(),
+      }));
+      await registry.requested; // an activity is in flight: a graceful shutdown waits for it
+      worker.child.kill('SIGTERM');
+      await worker.waitFor('tcr worker: stopping gracefully');
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.output()).toEqual({ code: 143, signal: null });
+      expect(worker.output()).toContain('SIGTERM received again, exiting now');
+      expect(worker.output()).not.toContain('tcr worker stopped');
+    } finally {
+      await handle?.terminate().catch(() => undefined);
+      registry.server.closeAllConnections();
+      registry.server.close();
+    }
+  });
+});
