@@ -59,7 +59,7 @@ describe('historyLeaks', () => {
   });
 
   it('finds nothing in encrypted payloads', async () => {
-    const secrets = ['987654321', '+14155550100', 'cfo@globex.example', 'Hank'];
+    const secrets = ['987654321', '+14155550100', 'cfo@globex.example', 'Hank', 'Doe'];
     const codec = new EncryptionCodec(Keyring.generate('k1'));
     const payload = defaultPayloadConverter.toPayload({
       ein: '987654321',

@@ -4,9 +4,11 @@
  * base64, at any of the three byte alignments, in the history's JSON form (bytes as base64, as
  * `temporal workflow show --output json` prints them).
  *
- * Ciphertext rendered as base64 is random base64 text, so a short pattern would turn up by chance:
- * base64 forms shorter than 8 characters are not searched; a short secret is searched as its JSON
- * string (quoted), whose forms are longer.
+ * Ciphertext is random bytes, and rendered as base64 random base64 text, so a short pattern would
+ * turn up by chance (a 3-letter name in a few hundred KB of ciphertext, often): a secret shorter than
+ * 8 bytes is searched as its JSON string (`"Doe"`, as a payload holds it), and base64 forms shorter
+ * than 8 characters are not searched. (So a short secret inside a longer string, in clear, is not
+ * found; long ones are.)
  */
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -37,8 +39,12 @@ const MIN_BASE64_FORM = 8;
  * to have three of them (under 8 bytes), the cores of its JSON string (`"Hank"`), as a payload holds it.
  */
 export function base64Forms(secret: string): string[] {
-  const source = Buffer.byteLength(secret) >= 8 ? secret : JSON.stringify(secret);
-  return base64Cores(source).filter((core) => core.length >= MIN_BASE64_FORM);
+  return base64Cores(plainForm(secret)).filter((core) => core.length >= MIN_BASE64_FORM);
+}
+
+/** The text searched for `secret`: itself, or its JSON string when it is shorter than 8 bytes. */
+export function plainForm(secret: string): string {
+  return Buffer.byteLength(secret) >= 8 ? secret : JSON.stringify(secret);
 }
 
 /** The secrets found in the history, each with where it was found. Empty when none leaks. */
@@ -49,8 +55,9 @@ export function historyLeaks(history: History, secrets: readonly string[]): stri
   );
   const found: string[] = [];
   for (const secret of secrets) {
-    if (binary.includes(secret)) found.push(`${secret} (plain, protobuf)`);
-    if (json.includes(secret)) found.push(`${secret} (plain, JSON)`);
+    const plain = plainForm(secret);
+    if (binary.includes(plain)) found.push(`${secret} (plain, protobuf)`);
+    if (json.includes(plain)) found.push(`${secret} (plain, JSON)`);
     for (const core of base64Forms(secret)) {
       if (json.includes(core) || binary.includes(core)) {
         found.push(`${secret} (base64 ${core})`);

@@ -312,8 +312,8 @@ describe('the local stack', () => {
     expect(leaks).toEqual([]);
     expect(clear).toEqual([]);
     expect(payloadCount).toBeGreaterThan(runs.length * 5);
-    // Failure messages travel in the encrypted attributes; the clear field says only that.
-    // (The run has no failure in its histories today; test/codec/rotation-replay.test.ts checks a
+    // Failure messages travel in the encrypted attributes; the clear field says only that. (These
+    // flows leave no failure in the histories today; test/codec/rotation-replay.test.ts checks a
     // failure message holding an EIN and a token end to end.)
     expect(failureMessages.filter((m) => m !== 'Encoded failure')).toEqual([]);
 
