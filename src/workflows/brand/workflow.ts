@@ -55,7 +55,7 @@ import { type OperationOutcome, OperationQueue, type QueuedOperation } from '../
 import { guardedPhase, refuseUnlessAllowed } from '../entity/phases.js';
 import { type CallResult, GuardedRegistry } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
-import { registryStubs } from '../entity/stubs.js';
+import { registryStubs, wakePriority } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, type WakeCause, Wakeup } from '../entity/wait.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId, vetWorkflowId } from '../ids.js';
 import {
@@ -101,7 +101,8 @@ const ALERTS_LIMIT = 20;
 
 export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandResult> {
   const opts = input.options ?? {};
-  const { reads, writes } = registryStubs(input.account);
+  const registry = registryStubs(input.account);
+  const { reads, writes } = registry;
   const self = workflowInfo().workflowId;
   /** Vet workflows this run started (children send their completion to the run that started them). */
   const childrenOfThisRun = new Map<string, ChildWorkflowHandle<typeof vetWorkflow>>();
@@ -620,8 +621,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         pending: opts.pendingPoll ?? DEFAULT_PENDING_POLL,
         steadyMs: opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS,
       },
-      execute,
-      reconcile,
+      execute: (op) => registry.at('operator', () => execute(op)),
+      reconcile: (cause) =>
+        registry.at(wakePriority(cause, status.phase === 'registering'), () => reconcile(cause)),
       setWaitingFor: (w) => {
         if (w) status.waitingFor = w;
         else delete status.waitingFor;

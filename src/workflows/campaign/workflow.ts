@@ -62,7 +62,7 @@ import { OperationQueue, type QueuedOperation } from '../entity/operations.js';
 import { guardedPhase, refuseUnlessAllowed } from '../entity/phases.js';
 import { type CallResult, GuardedRegistry } from '../entity/registry-call.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
-import { registryStubs } from '../entity/stubs.js';
+import { registryStubs, wakePriority } from '../entity/stubs.js';
 import {
   type BackoffSchedule,
   DEFAULT_PENDING_POLL,
@@ -120,7 +120,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   const steadyPollMs = opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS;
   const brandReadyDeadlineMs = opts.brandReadyDeadlineMs ?? DEFAULT_BRAND_READY_DEADLINE_MS;
   const decisionDeadlineMs = opts.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
-  const { reads, writes } = registryStubs(input.account);
+  const registry = registryStubs(input.account);
+  const { reads, writes } = registry;
   const account = input.account;
   const self = workflowInfo().workflowId;
   const state: CampaignState = input.carried ?? initialCampaignState(input);
@@ -948,8 +949,12 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       guarded,
       loop: state.loop,
       polls,
-      execute: executeTracked,
-      reconcile,
+      execute: (op) => registry.at('operator', () => executeTracked(op)),
+      reconcile: (cause) =>
+        registry.at(
+          wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),
+          () => reconcile(cause),
+        ),
       deadline,
       onDeadline,
       setWaitingFor: (w) => {

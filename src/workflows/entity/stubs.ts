@@ -11,6 +11,13 @@
  * Time in the task queue is not part of that window: an attempt waits its turn in the account's budget
  * however long the backlog is (schedule-to-start is unbounded), and the per-attempt start-to-close
  * timeout bounds a live attempt. A dead worker is noticed by the heartbeat timeout.
+ *
+ * Each call carries a task-queue priority (Temporal's `priorityKey`, lower runs first) chosen by why
+ * the loop is calling: an operator's operation (1), work a webhook woke (2), a new order (3), a poll
+ * or timer (4), bulk background work such as sweeps and imports (5). Behind a backlog of orders in the
+ * account's queue, an operator's call is dispatched next instead of at the back. The loop never runs
+ * two of an entity's registry calls at once (./loop.ts), so the workflow sets the priority around
+ * each step with `at` and every call inside the step carries it (deterministic: plain workflow state).
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { CampaignReadActivities, CampaignWriteActivities } from '../../activities/campaign-types.js';
@@ -20,6 +27,7 @@ import {
   type RegistryWriteActivities,
 } from '../../activities/types.js';
 import { registryReadsTaskQueue, registryWritesTaskQueue } from '../task-queues.js';
+import type { AuditCause } from './audit.js';
 
 /** Heartbeat timeout of every registry activity (the activities heartbeat every 2 s). */
 export const REGISTRY_HEARTBEAT_TIMEOUT = '10 seconds';
@@ -38,18 +46,61 @@ const retry = {
 export type RegistryReads = RegistryReadActivities & CampaignReadActivities;
 export type RegistryWrites = RegistryWriteActivities & CampaignWriteActivities;
 
-export interface RegistryStubs {
-  reads: RegistryReads;
-  writes: RegistryWrites;
+/** Task-queue priority keys of registry calls: lower is dispatched first (Temporal's range 1..5). */
+export const registryPriorityKeys = {
+  /** An operator's operation (the loop's queued operations, a Temporal cancellation). */
+  operator: 1,
+  /** Work a registry webhook woke. */
+  webhook: 2,
+  /** A new order: registration, creation, a vet order; also Temporal's default key. */
+  order: 3,
+  /** Polls and deadline timers. */
+  poll: 4,
+  /** Bulk background work: estate sweeps, imports. */
+  bulk: 5,
+} as const;
+
+export type RegistryPriority = keyof typeof registryPriorityKeys;
+
+/**
+ * The priority of a loop step woken by `cause`. `ordering`: the entity is still being ordered
+ * (registering, creating, ordering a vet), so a poll or timer step is an order, never below it.
+ */
+export function wakePriority(cause: AuditCause, ordering = false): RegistryPriority {
+  switch (cause) {
+    case 'operator':
+      return 'operator';
+    case 'webhook':
+      return 'webhook';
+    case 'start':
+    case 'workflow':
+      return 'order';
+    default:
+      return ordering ? 'order' : 'poll';
+  }
 }
 
-export function registryStubs(account: string): RegistryStubs {
+export interface RegistryStubs {
+  /** Reads; each call carries the priority of the innermost `at` running it ('order' outside). */
+  reads: RegistryReads;
+  /** Writes; each call carries the priority of the innermost `at` running it ('order' outside). */
+  writes: RegistryWrites;
+  /** Runs `step` with its registry calls carrying `priority`. */
+  at<T>(priority: RegistryPriority, step: () => Promise<T>): Promise<T>;
+}
+
+function stubsAt(
+  account: string,
+  priority: RegistryPriority,
+): { reads: RegistryReads; writes: RegistryWrites } {
+  const prio = { priorityKey: registryPriorityKeys[priority] };
   return {
     reads: proxyActivities<RegistryReads>({
       taskQueue: registryReadsTaskQueue(account),
       startToCloseTimeout: '30 seconds',
       heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
       retry,
+      priority: prio,
     }),
     writes: proxyActivities<RegistryWrites>({
       taskQueue: registryWritesTaskQueue(account),
@@ -57,6 +108,43 @@ export function registryStubs(account: string): RegistryStubs {
       startToCloseTimeout: '2 minutes',
       heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
       retry,
+      priority: prio,
     }),
+  };
+}
+
+/** A stub whose every method calls the same activity on the stub set of the current priority. */
+function following<T extends object>(pick: () => T): T {
+  return new Proxy({} as T, {
+    get(_target, name) {
+      if (typeof name !== 'string') return undefined;
+      return (...args: unknown[]) => (pick()[name as keyof T] as (...a: unknown[]) => unknown)(...args);
+    },
+  });
+}
+
+export function registryStubs(account: string): RegistryStubs {
+  const sets = new Map<RegistryPriority, { reads: RegistryReads; writes: RegistryWrites }>();
+  const setAt = (priority: RegistryPriority) => {
+    let set = sets.get(priority);
+    if (!set) {
+      set = stubsAt(account, priority);
+      sets.set(priority, set);
+    }
+    return set;
+  };
+  let current: RegistryPriority = 'order';
+  return {
+    reads: following(() => setAt(current).reads),
+    writes: following(() => setAt(current).writes),
+    async at(priority, step) {
+      const outer = current;
+      current = priority;
+      try {
+        return await step();
+      } finally {
+        current = outer;
+      }
+    },
   };
 }

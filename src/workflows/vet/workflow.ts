@@ -32,7 +32,7 @@ import { initialLoopState, type LoopState, runEntityLoop } from '../entity/loop.
 import { emptyOperationQueue, OperationQueue, type OperationQueueState } from '../entity/operations.js';
 import type { PhaseTable } from '../entity/phases.js';
 import { emptyFaultState, type FaultState, GuardedRegistry } from '../entity/registry-call.js';
-import { registryStubs } from '../entity/stubs.js';
+import { registryStubs, wakePriority } from '../entity/stubs.js';
 import { type BackoffSchedule, DEFAULT_PENDING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
 import { registryEventSignal } from '../signals.js';
 import { matchVet, progressFromRecord } from './derive.js';
@@ -104,7 +104,8 @@ export const vetPhases: PhaseTable<VetState, VetOperation> = {
 };
 
 export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> {
-  const { reads, writes } = registryStubs(input.account);
+  const registry = registryStubs(input.account);
+  const { reads, writes } = registry;
   const state: VetWorkflowState = input.carried ?? initialVetState(input);
   if (input.carried) state.loop.runs++;
   const view = state.view;
@@ -211,23 +212,26 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
       guarded,
       loop: state.loop,
       polls: { pending: input.poll ?? DEFAULT_PENDING_POLL, steadyMs: HOUR_MS },
-      execute: async (op) => {
-        await stop((op.request as { reason: string }).reason);
-        return { outcome: 'done' };
-      },
-      reconcile,
+      execute: (op) =>
+        registry.at('operator', async () => {
+          await stop((op.request as { reason: string }).reason);
+          return { outcome: 'done' };
+        }),
+      reconcile: (cause) =>
+        registry.at(wakePriority(cause, view.phase === 'ordering'), () => reconcile(cause)),
       deadline: () => (view.phase === 'ordering' ? undefined : state.deadline),
-      onDeadline: async () => {
-        // One more read (a result that came at the last moment, its webhook lost), then time out.
-        await reconcile('timer');
-        if (!vetPhases[view.phase].final)
-          await report({
-            ...view.progress,
-            state: 'timed-out',
-            cause: 'timer',
-            detail: `no result by ${new Date(state.deadline).toISOString()} (48 h window plus grace)`,
-          });
-      },
+      onDeadline: () =>
+        registry.at('poll', async () => {
+          // One more read (a result that came at the last moment, its webhook lost), then time out.
+          await reconcile('timer');
+          if (!vetPhases[view.phase].final)
+            await report({
+              ...view.progress,
+              state: 'timed-out',
+              cause: 'timer',
+              detail: `no result by ${new Date(state.deadline).toISOString()} (48 h window plus grace)`,
+            });
+        }),
       setWaitingFor: (w) => {
         if (w) view.waitingFor = w;
         else delete view.waitingFor;
@@ -238,7 +242,9 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
     });
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    await CancellationScope.nonCancellable(() => stop('the vet workflow was cancelled'));
+    await CancellationScope.nonCancellable(() =>
+      registry.at('operator', () => stop('the vet workflow was cancelled')),
+    );
   }
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return view.progress;
