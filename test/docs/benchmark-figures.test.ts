@@ -85,14 +85,21 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `restarts took ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
     `exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} campaign creates, ${f.shares} shares and **${f.fees} fees**`,
   ],
-  'bench/drills/results-outage.json': ({ figures: f }) => [
+  'bench/drills/results-outage.2026-11-25T084304Z.json': ({ figures: f }) => [
     `${f.brands} PUBLIC_PROFIT brands`,
+    `the ingress closed the connection on **${f.ingressHandoffFailures} failed hand-offs**`,
+    `(${f.networkRetries} network retries, no HTTP status)`,
     `${f.delivered} delivered, **${f.discarded} discarded**`,
     `**${f.ready} / ${f.brands} brands ready, all woken by the webhook**`,
     `${f.recoverySeconds} s after the restart`,
   ],
-  'bench/drills/results-duplicate.json': ({ figures: f }) => [
-    `${f.delivered} deliveries, **${f.resent} copies, all answered 200**. ${f.ingressDuplicates} copies were caught`,
+  'bench/drills/results-outage.json': ({ figures: f }) => [
+    `${f.retryStatuses['503']} answers 503, retried on the 13-step schedule, ready ${f.recoverySeconds} s after the restart`,
+  ],
+  'bench/drills/results-duplicate.2026-11-25T084203Z.json': ({ figures: f }) => [
+    `${f.delivered} deliveries, **${f.resent} copies, all answered ${Object.keys(f.resendStatuses).join(', ')}**. ${f.ingressDuplicates} copies were caught`,
+    `${f.copiesPastEdge} reached the workflows, whose own dedupe held (the campaign workflows counted ${f.campaignDuplicatesIgnored} copies they ignored). ${f.completed} / ${f.orders} completed in ${f.seconds} s`,
+    `Exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} creates, ${f.shares} shares and ${f.fees} fees.`,
   ],
   'bench/drills/results-commit.json': ({ figures: f }) => [
     `\`error-after-commit\`: ${f.error.completed} / ${f.error.orders} completed in ${f.error.seconds} s, ${f.error.faultedCalls} faulted calls`,
