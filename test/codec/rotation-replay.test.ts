@@ -138,6 +138,11 @@ describe('payload encryption across a key rotation', () => {
       const text = decoded.map((p) => JSON.stringify(defaultPayloadConverter.fromPayload(p))).join('\n');
       for (const secret of [data.ein, data.phone, data.email, data.firstName]) expect(text).toContain(secret);
     }
+    // The failure's message in the raw history says only that it is encoded.
+    const failed = second.events?.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED)
+      ?.workflowExecutionFailedEventAttributes?.failure;
+    expect(failed?.message).toBe('Encoded failure');
+    expect(failed?.stackTrace ?? '').toBe('');
     // The second run's input is the first's, one generation on: the same object.
     const [input] = await codec.decode([started(second)!]);
     expect(defaultPayloadConverter.fromPayload(input!)).toEqual({ ...data, generation: 1 });
