@@ -86,5 +86,11 @@ export function positiveInt(value: string | undefined, flag: string, fallback: n
 export const connectionHelp = `Connection (flags over environment):
   --address HOST:PORT  Temporal frontend   (env TEMPORAL_ADDRESS, default 127.0.0.1:7233)
   --namespace NAME     Temporal namespace  (env TEMPORAL_NAMESPACE, default default)
-  TEMPORAL_API_KEY (implies TLS), TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY (mTLS), TEMPORAL_TLS_CA: environment only.
+  Environment only: TEMPORAL_API_KEY (switches TLS on), TEMPORAL_TLS (true/false), mTLS with
+    TEMPORAL_TLS_CLIENT_CERT_PATH + TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH
+    (each *_PATH also as *_DATA: the PEM itself), TEMPORAL_TLS_SERVER_NAME, TEMPORAL_GRPC_META_<NAME>;
+    the earlier names TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY / TEMPORAL_TLS_CA still work.
+    A temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) is read first; the variables
+    win over it.
+    Payload keys: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS), the same as the worker's.
   -h, --help           this text`;

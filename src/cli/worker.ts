@@ -16,11 +16,27 @@ import { help } from './output.js';
 
 const workerHelp = `tcr worker: run the workers (workflows on tcr-workflows; registry reads and writes per CSP account)
 
-Configuration comes from the environment (README has the table):
-  TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default default), TEMPORAL_API_KEY,
-  TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY / TEMPORAL_TLS_CA,
-  TCR_ACCOUNTS (JSON array of {name, environment, baseUrl, apiKey, apiSecret, cspId?}) or TCR_ACCOUNTS_FILE.
-Flags override the connection variables. Ctrl-C (SIGINT) or SIGTERM stops it gracefully.
+Configuration comes from the environment (docs/operations.md has the tables); flags win over it.
+  Temporal: TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default default),
+    TEMPORAL_API_KEY (switches TLS on), TEMPORAL_TLS (true/false), mTLS with
+    TEMPORAL_TLS_CLIENT_CERT_PATH + TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH
+    (each *_PATH also as *_DATA: the PEM itself), TEMPORAL_TLS_SERVER_NAME, TEMPORAL_GRPC_META_<NAME>;
+    the earlier names TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY / TEMPORAL_TLS_CA still work.
+    A temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) is read first, as the temporal
+    CLI reads it; the variables win over it.
+  Accounts: TCR_ACCOUNTS_FILE (mode 0600) or TCR_ACCOUNTS: a JSON array of
+    {name, environment, baseUrl, apiKey, apiSecret, cspId?, allowedHosts?, rateLimits?, timeoutMs?}.
+    A remote environment's credentials go only to a host in the account's allowedHosts or in
+    TCR_REGISTRY_<ENV>_HOSTS (QA, STAGING, PREVIEW, PRODUCTION), over https (docs/going-live.md).
+    TCR_REGISTRY_TIMEOUT_MS (default 30000) per registry request.
+  Payloads: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS); unset, payloads are not encrypted.
+  Worker: TCR_WORKER_METRICS_ADDRESS (default 127.0.0.1:9464, off disables), TCR_WORKER_LOG_LEVEL
+    (default info), TCR_WORKER_MAX_CACHED_WORKFLOWS.
+
+SIGINT (Ctrl-C) or SIGTERM stops it gracefully (running tasks finish; a stop while starting gives
+up the start); a second signal exits at once. Exit codes: 0 stopped by a signal; 1 the workers could
+not start (the message says what failed: the connection, the namespace, a task queue) or one failed;
+2 configuration (nothing was started); 130 / 143 a second SIGINT / SIGTERM.
 
 Options:
   --address HOST:PORT  Temporal frontend (overrides TEMPORAL_ADDRESS)
