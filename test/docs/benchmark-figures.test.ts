@@ -80,10 +80,17 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/ingress/results-slow-clients-edge.json': (r) => [
     slowClientRow(7, `edge only, ${r.rounds} rounds`, r),
   ],
-  'bench/drills/results-kill.json': ({ figures: f }) => [
+  'bench/drills/results-kill.2026-11-25T084701Z.json': ({ figures: f }) => [
+    ...(f.writesCutByKill as string[][]).map(
+      (cut) =>
+        `${cut.length > 0 && cut.every((c) => / 200$/.test(c)) ? 'every kill cut a brand create that the registry committed (200)' : `kill cut ${cut}`}`,
+    ),
     `${f.completed} / ${f.orders} orders completed in **${f.seconds} s** (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s)`,
     `restarts took ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
     `exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} campaign creates, ${f.shares} shares and **${f.fees} fees**`,
+  ],
+  'bench/drills/results-kill.json': ({ figures: f }) => [
+    `${f.completed} / ${f.orders} in ${f.seconds} s, restarts ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
   ],
   'bench/drills/results-outage.2026-11-25T084304Z.json': ({ figures: f }) => [
     `${f.brands} PUBLIC_PROFIT brands`,
