@@ -19,6 +19,7 @@ export {
 } from './rules.js';
 
 import { referencePattern } from '../workflows/ids.js';
+import { REQUEST_LIMITS as LIMIT } from './request-limits.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Enumerations the spec lists
@@ -422,19 +423,43 @@ const shortStr = reqStr.max(SHORT_TEXT_MAX);
 const messageStr = reqStr.max(MESSAGE_TEXT_MAX);
 const url = z.url().max(2048);
 
-const optionalAttributeValues = z.record(
-  z.string(),
-  z.union([
-    z
-      .string()
-      .max(
-        OPTIONAL_ATTRIBUTE_STRING_MAX,
-        `STRING optional attributes hold at most ${OPTIONAL_ATTRIBUTE_STRING_MAX} characters`,
-      ),
-    z.number(),
-    z.boolean(),
-  ]),
-);
+/** An array of at most `max` entries (./request-limits.ts). */
+const cappedArray = <T extends z.ZodType>(item: T, max: number) =>
+  z.array(item).max(max, `at most ${max} entries`);
+
+type OptionalAttributeValues = Record<string, string | number | boolean>;
+// The names are counted and measured before any value is parsed: 10,000 keys cost one count.
+const optionalAttributeValues: z.ZodType<OptionalAttributeValues, OptionalAttributeValues> = z
+  // Only the names are looked at before the pipe (a record schema would parse every entry first).
+  .custom<OptionalAttributeValues>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    'expected an object',
+  )
+  .superRefine((values, ctx) => {
+    const names = Object.keys(values);
+    if (names.length > LIMIT.optionalAttributes)
+      ctx.addIssue({ code: 'custom', message: `at most ${LIMIT.optionalAttributes} optional attributes` });
+    else if (names.some((name) => name.length > LIMIT.optionalAttributeName))
+      ctx.addIssue({
+        code: 'custom',
+        message: `an optional attribute name holds at most ${LIMIT.optionalAttributeName} characters`,
+      });
+  })
+  .pipe(
+    z.record(
+      z.string(),
+      z.union([
+        z
+          .string()
+          .max(
+            OPTIONAL_ATTRIBUTE_STRING_MAX,
+            `STRING optional attributes hold at most ${OPTIONAL_ATTRIBUTE_STRING_MAX} characters`,
+          ),
+        z.number(),
+        z.boolean(),
+      ]),
+    ),
+  );
 
 /** Brand fields accepted at registration (spec, `POST /brand/nonBlocking`), without entity-type rules. */
 const brandFields = {
@@ -577,32 +602,35 @@ export type BrandUpdate = z.infer<typeof BrandUpdateSchema>;
 
 /** `POST /brand/{id}/appeal`. */
 export const AppealSchema = z.object({
-  appealCategories: z.array(reqStr).min(1, 'at least one appeal category'),
-  attachmentUuids: z.array(reqStr).default([]),
+  appealCategories: cappedArray(reqStr.max(LIMIT.idLength), LIMIT.appealCategories).min(
+    1,
+    'at least one appeal category',
+  ),
+  attachmentUuids: cappedArray(reqStr.max(LIMIT.idLength), LIMIT.attachmentUuids).default([]),
   explanation: reqStr.max(4000),
-  evpId: reqStr.optional(),
-  vettingId: reqStr.optional(),
+  evpId: reqStr.max(LIMIT.idLength).optional(),
+  vettingId: reqStr.max(LIMIT.idLength).optional(),
 });
 export type Appeal = z.infer<typeof AppealSchema>;
 export type AppealInput = z.input<typeof AppealSchema>;
 
 /** `POST /brand/{id}/externalVetting`: order a new vet. */
 export const VetOrderSchema = z.object({
-  evpId: reqStr,
+  evpId: reqStr.max(LIMIT.idLength),
   vettingClass: VettingClassSchema,
 });
 export type VetOrder = z.infer<typeof VetOrderSchema>;
 
 /** `PUT /brand/{id}/externalVetting`: import an existing vet. */
 export const VetImportSchema = z.object({
-  evpId: reqStr,
-  vettingId: reqStr,
-  vettingToken: reqStr.optional(),
+  evpId: reqStr.max(LIMIT.idLength),
+  vettingId: reqStr.max(LIMIT.idLength),
+  vettingToken: reqStr.max(LIMIT.vettingToken).optional(),
 });
 export type VetImport = z.infer<typeof VetImportSchema>;
 
 const campaignContentFields = {
-  subUsecases: z.array(shortStr).default([]),
+  subUsecases: cappedArray(shortStr, LIMIT.subUsecases).default([]),
   resellerId: shortStr.optional(),
   description: reqStr.max(4096),
   embeddedLink: z.boolean().optional(),
@@ -629,9 +657,9 @@ const campaignContentFields = {
   privacyPolicyLink: url.optional(),
   termsAndConditionsLink: url.optional(),
   embeddedLinkSample: z.string().max(MESSAGE_TEXT_MAX).optional(),
-  mnoIDs: z.array(z.number().int()).optional(),
+  mnoIDs: cappedArray(z.number().int(), LIMIT.mnoIDs).optional(),
   autoRenewal: z.boolean().optional(),
-  tag: z.array(z.string().max(SHORT_TEXT_MAX)).optional(),
+  tag: cappedArray(z.string().max(LIMIT.tagLength), LIMIT.tag).optional(),
 };
 
 /** A campaign creation order (`POST /campaignBuilder`) with the CSP's `referenceId`. */
@@ -646,7 +674,7 @@ export type CampaignCreationInput = z.input<typeof CampaignCreationSchema>;
 
 /** `PUT /campaign/{id}`: any subset of campaign fields. */
 export const CampaignUpdateSchema = z
-  .object({ ...campaignContentFields, subUsecases: z.array(shortStr) })
+  .object({ ...campaignContentFields, subUsecases: cappedArray(shortStr, LIMIT.subUsecases) })
   .partial()
   .refine((patch) => Object.keys(patch).length > 0, { message: 'an update needs at least one field' });
 export type CampaignUpdate = z.infer<typeof CampaignUpdateSchema>;
