@@ -9,19 +9,14 @@ import type { brandWorkflow } from '../workflows/brand/workflow.js';
 import type { BrandOperationOutcome } from '../workflows/brand-definitions.js';
 import {
   type AppealRequest,
-  AppealRequestSchema,
   appealUpdate,
   brandStatusQuery,
-  CancelRequestSchema,
   type CorrectBrandRequest,
-  CorrectBrandRequestSchema,
   cancelUpdate,
   correctBrandUpdate,
   type ImportVetRequest,
-  ImportVetRequestSchema,
   importVetUpdate,
   type OrderVetRequest,
-  OrderVetRequestSchema,
   orderVetUpdate,
   revetUpdate,
 } from '../workflows/brand-messages.js';
@@ -31,6 +26,13 @@ import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-att
 import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
 import { parseRequest } from './operator-requests.js';
+import {
+  StrictAppealRequestSchema,
+  StrictCancelRequestSchema,
+  StrictCorrectBrandRequestSchema,
+  StrictImportVetRequestSchema,
+  StrictOrderVetRequestSchema,
+} from './request-schemas.js';
 
 export type BrandWorkflowHandle = WorkflowHandle<typeof brandWorkflow>;
 
@@ -99,7 +101,7 @@ export async function correctBrand(
   reference: string,
   request: CorrectBrandRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('correctBrand request', CorrectBrandRequestSchema, request);
+  const valid = parseRequest('correctBrand request', StrictCorrectBrandRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(correctBrandUpdate, { args: [valid] });
 }
 export function revetBrand(client: Client, reference: string): Promise<BrandOperationOutcome> {
@@ -110,7 +112,7 @@ export async function appealBrand(
   reference: string,
   request: AppealRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('appeal', AppealRequestSchema, request);
+  const valid = parseRequest('appeal', StrictAppealRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [valid] });
 }
 export async function orderVet(
@@ -118,7 +120,7 @@ export async function orderVet(
   reference: string,
   request: OrderVetRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('vet order', OrderVetRequestSchema, request);
+  const valid = parseRequest('vet order', StrictOrderVetRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [valid] });
 }
 export async function importVet(
@@ -126,7 +128,7 @@ export async function importVet(
   reference: string,
   request: ImportVetRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('vet import', ImportVetRequestSchema, request);
+  const valid = parseRequest('vet import', StrictImportVetRequestSchema, request);
   return brandHandle(client, reference).executeUpdate(importVetUpdate, { args: [valid] });
 }
 export async function cancelBrand(
@@ -134,7 +136,7 @@ export async function cancelBrand(
   reference: string,
   reason: string,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('cancel request', CancelRequestSchema, { reason });
+  const valid = parseRequest('cancel request', StrictCancelRequestSchema, { reason });
   return brandHandle(client, reference).executeUpdate(cancelUpdate, { args: [valid] });
 }
 

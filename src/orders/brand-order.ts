@@ -2,32 +2,52 @@
  * A brand order from an order system, validated at the edge (design principle 6): the CSP's
  * reference, the CSP account to register under, and the registration fields, checked with the
  * registry client's BrandRegistrationSchema (entity-type rules included). A bad order is refused with
- * every field error before any workflow starts.
+ * every field error before any workflow starts. Unknown fields are refused, at the top and in
+ * `brand`, each named (`brand.webSite: unknown field (did you mean website?)`): a misspelled optional
+ * field is never dropped without a word. Lists and records are capped (src/registry/request-limits.ts).
  */
 import { z } from 'zod';
 import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } from '../registry/schemas.js';
 import type { BrandWorkflowOptions } from '../workflows/brand-types.js';
 import { accountNamePattern } from '../workflows/task-queues.js';
-import { describeFieldErrors, type FieldError, fieldErrorsOf } from './field-errors.js';
+import { describeFieldErrors, type FieldError, fieldErrorsOf, unknownFieldErrors } from './field-errors.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The registration fields an order's `brand` may hold: no others. */
+const StrictRegistrationSchema = BrandRegistrationSchema.strict();
+const registrationFields = Object.keys(StrictRegistrationSchema.shape).filter((k) => k !== 'referenceId');
+
 export const BrandOrderSchema = z
-  .object({
+  .strictObject({
     reference: ReferenceIdSchema,
     account: z.string().regex(accountNamePattern, 'account must be a configured CSP account name'),
     /** Registration fields (spec, POST /brand/nonBlocking); `referenceId` is set from `reference`. */
-    brand: z.record(z.string(), z.unknown()),
+    // Any object here: its fields are judged in the refinement below (no pass over its keys first).
+    brand: z.custom<Record<string, unknown>>(isObject, 'expected an object'),
   })
   .superRefine(
     (order, ctx) => {
-      const parsed = BrandRegistrationSchema.safeParse({ ...order.brand, referenceId: order.reference });
+      // `referenceId` is the order's `reference`: in `brand` it is an unknown field like any other.
+      const { referenceId: _, ...brand } = order.brand;
+      const parsed = StrictRegistrationSchema.safeParse({ ...brand, referenceId: order.reference });
       for (const issue of parsed.success ? [] : parsed.error.issues) {
         // referenceId errors are the reference's, reported on `reference` already.
         if (issue.path[0] === 'referenceId') continue;
-        ctx.addIssue({ code: 'custom', path: ['brand', ...issue.path.map(String)], message: issue.message });
+        const path = ['brand', ...issue.path.map(String)];
+        if (issue.code !== 'unrecognized_keys')
+          ctx.addIssue({ code: 'custom', path, message: issue.message });
+        else
+          for (const e of unknownFieldErrors(path, issue.keys, registrationFields))
+            ctx.addIssue({ code: 'custom', ...e });
       }
+      if ('referenceId' in order.brand)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['brand', 'referenceId'],
+          message: 'unknown field (the order reference is sent as referenceId)',
+        });
     },
     // The brand's fields are checked even when `reference` or `account` failed: every error at once.
     { when: (payload) => isObject(payload.value) && isObject(payload.value.brand) },
@@ -57,7 +77,7 @@ export class OrderValidationError extends Error {
 
 export function parseBrandOrder(order: unknown): BrandOrder {
   const parsed = BrandOrderSchema.safeParse(order);
-  if (!parsed.success) throw new OrderValidationError(fieldErrorsOf(parsed.error));
+  if (!parsed.success) throw new OrderValidationError(fieldErrorsOf(parsed.error, BrandOrderSchema));
   return parsed.data;
 }
 

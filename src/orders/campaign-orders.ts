@@ -10,19 +10,14 @@ import { ReferenceIdSchema } from '../registry/schemas.js';
 import type { campaignWorkflow } from '../workflows/campaign/workflow.js';
 import type { CampaignOperationOutcome } from '../workflows/campaign-definitions.js';
 import {
-  AcknowledgeRequestSchema,
   type ApproveFeeRequest,
-  ApproveFeeRequestSchema,
   acknowledgeUpdate,
   approveFeeUpdate,
-  CampaignCancelRequestSchema,
   CampaignContentSchema,
   campaignStatusQuery,
   cancelCampaignUpdate,
   type ResubmitRequest,
-  ResubmitRequestSchema,
   resubmitUpdate,
-  ShareWithRequestSchema,
   shareWithUpdate,
 } from '../workflows/campaign-messages.js';
 import type {
@@ -36,8 +31,15 @@ import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-att
 import { accountNamePattern, WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { describeFieldErrors, fieldErrorsOf } from './field-errors.js';
 import { parseRequest } from './operator-requests.js';
+import {
+  StrictAcknowledgeRequestSchema,
+  StrictApproveFeeRequestSchema,
+  StrictCampaignCancelRequestSchema,
+  StrictResubmitRequestSchema,
+  StrictShareWithRequestSchema,
+} from './request-schemas.js';
 
-export const CampaignOrderSchema = z.object({
+export const CampaignOrderSchema = z.strictObject({
   /** The CSP's reference: workflow id `campaign/{reference}`, sent to the registry as referenceId. */
   reference: ReferenceIdSchema,
   account: z.string().regex(accountNamePattern, 'account must be a configured CSP account name'),
@@ -47,8 +49,11 @@ export const CampaignOrderSchema = z.object({
   upstreamCnpId: z.string().min(1, 'upstreamCnpId is required').max(100),
   /** Wait for an operator's approveFee before the billed creation call. */
   requireFeeApproval: z.boolean().optional(),
-  /** Campaign fields of POST /campaignBuilder except brandId and referenceId (set by the workflow). */
-  campaign: CampaignContentSchema,
+  /**
+   * Campaign fields of POST /campaignBuilder except brandId and referenceId (set by the workflow); no
+   * others: an unknown field is refused by name.
+   */
+  campaign: CampaignContentSchema.strict(),
 });
 export type CampaignOrderInput = z.input<typeof CampaignOrderSchema>;
 
@@ -77,7 +82,8 @@ export class CampaignOrderValidationError extends Error {
 
 export function parseCampaignOrder(order: unknown): CampaignOrder {
   const parsed = CampaignOrderSchema.safeParse(order);
-  if (!parsed.success) throw new CampaignOrderValidationError(fieldErrorsOf(parsed.error));
+  if (!parsed.success)
+    throw new CampaignOrderValidationError(fieldErrorsOf(parsed.error, CampaignOrderSchema));
   return { ...parsed.data, requireFeeApproval: parsed.data.requireFeeApproval ?? false };
 }
 
@@ -158,7 +164,7 @@ export async function approveCampaignFee(
   reference: string,
   request: ApproveFeeRequest,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('approveFee request', ApproveFeeRequestSchema, request);
+  const valid = parseRequest('approveFee request', StrictApproveFeeRequestSchema, request);
   return campaignHandle(client, reference).executeUpdate(approveFeeUpdate, { args: [valid] });
 }
 export async function resubmitCampaign(
@@ -166,7 +172,7 @@ export async function resubmitCampaign(
   reference: string,
   request: ResubmitRequest,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('resubmit request', ResubmitRequestSchema, request);
+  const valid = parseRequest('resubmit request', StrictResubmitRequestSchema, request);
   return campaignHandle(client, reference).executeUpdate(resubmitUpdate, { args: [valid] });
 }
 export async function shareCampaignWith(
@@ -174,7 +180,7 @@ export async function shareCampaignWith(
   reference: string,
   upstreamCnpId: string,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('shareWith request', ShareWithRequestSchema, { upstreamCnpId });
+  const valid = parseRequest('shareWith request', StrictShareWithRequestSchema, { upstreamCnpId });
   return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [valid] });
 }
 export async function cancelCampaign(
@@ -182,7 +188,7 @@ export async function cancelCampaign(
   reference: string,
   reason: string,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('cancel request', CampaignCancelRequestSchema, { reason });
+  const valid = parseRequest('cancel request', StrictCampaignCancelRequestSchema, { reason });
   return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [valid] });
 }
 export async function acknowledgeCampaignAction(
@@ -190,7 +196,7 @@ export async function acknowledgeCampaignAction(
   reference: string,
   key: string,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('acknowledge request', AcknowledgeRequestSchema, { key });
+  const valid = parseRequest('acknowledge request', StrictAcknowledgeRequestSchema, { key });
   return campaignHandle(client, reference).executeUpdate(acknowledgeUpdate, { args: [valid] });
 }
 

@@ -2,7 +2,8 @@
  * Operator requests are validated here, at the edge, before the update is sent: the typed API parses
  * each request with its zod schema (./../workflows/brand-messages.ts, campaign-messages.ts) and sends
  * the parsed value. Inside the workflow, lighter checks without zod refuse what a raw Temporal client
- * could still send (src/workflows/request-checks.ts).
+ * could still send (src/workflows/request-checks.ts). The typed API parses with the strict versions of
+ * ./request-schemas.ts: an unknown field is refused by name.
  */
 import type { z } from 'zod';
 import { describeFieldErrors, type FieldError, fieldErrorsOf } from './field-errors.js';
@@ -21,6 +22,6 @@ export class RequestValidationError extends Error {
 /** The request parsed by `schema`, or a RequestValidationError naming every field at fault. */
 export function parseRequest<S extends z.ZodType>(request: string, schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new RequestValidationError(request, fieldErrorsOf(parsed.error));
+  if (!parsed.success) throw new RequestValidationError(request, fieldErrorsOf(parsed.error, schema));
   return parsed.data;
 }

@@ -1,0 +1,36 @@
+/**
+ * The operator requests as the typed API parses them: the schemas of ../workflows/brand-messages.ts
+ * and campaign-messages.ts made strict, at the top and in a patch (`patch`, `changes`), so an unknown
+ * or misspelled field is refused with its name instead of being dropped. Lists, records and strings
+ * carry the caps of src/registry/request-limits.ts through the registry schemas they are built on.
+ */
+import {
+  AppealRequestSchema,
+  CancelRequestSchema,
+  CorrectBrandRequestSchema,
+  ImportVetRequestSchema,
+  OrderVetRequestSchema,
+} from '../workflows/brand-messages.js';
+import {
+  AcknowledgeRequestSchema,
+  ApproveFeeRequestSchema,
+  CampaignCancelRequestSchema,
+  ResubmitRequestSchema,
+  ShareWithRequestSchema,
+} from '../workflows/campaign-messages.js';
+
+export const StrictCorrectBrandRequestSchema = CorrectBrandRequestSchema.extend({
+  patch: CorrectBrandRequestSchema.shape.patch.strict(),
+}).strict();
+export const StrictAppealRequestSchema = AppealRequestSchema.strict();
+export const StrictOrderVetRequestSchema = OrderVetRequestSchema.strict();
+export const StrictImportVetRequestSchema = ImportVetRequestSchema.strict();
+export const StrictCancelRequestSchema = CancelRequestSchema.strict();
+
+export const StrictApproveFeeRequestSchema = ApproveFeeRequestSchema.strict();
+export const StrictResubmitRequestSchema = ResubmitRequestSchema.extend({
+  changes: ResubmitRequestSchema.shape.changes.strict(),
+}).strict();
+export const StrictShareWithRequestSchema = ShareWithRequestSchema.strict();
+export const StrictCampaignCancelRequestSchema = CampaignCancelRequestSchema.strict();
+export const StrictAcknowledgeRequestSchema = AcknowledgeRequestSchema.strict();
