@@ -4,14 +4,19 @@
  * Operator requests are parsed with their zod schemas at the edge: the typed API (src/orders) and the
  * CLI parse them before they send the update (./brand-messages.ts and ./campaign-messages.ts hold
  * the schemas). Inside the workflow these checks refuse, with the field named, what a raw Temporal
- * client could still send: a missing or mistyped field, an empty patch, a string over its length. The
- * registry client validates every request body once more before the call.
+ * client could still send: a missing or mistyped field, an unknown field (at the top or in a patch), an
+ * empty patch, a list, record or string over its cap (the caps of src/registry/request-limits.ts, the
+ * same the edge schemas use). The registry client validates every request body once more before the
+ * call.
  *
  * Why not zod here: the SDK gives every workflow instance its own copy of the bundle's modules, so a
  * workflow module that imports zod loads zod and builds every registry schema again for each
  * workflow started or replayed. In the scale benchmark that was more than half of the worker's
  * workflow CPU (docs/benchmarks.md, section 3).
  */
+
+import { unknownFieldErrors } from '../orders/field-errors.js';
+import { REQUEST_LIMITS as LIMIT } from '../registry/request-limits.js';
 import type {
   AppealRequest,
   CancelRequest,
@@ -71,6 +76,48 @@ export const CAMPAIGN_CHANGE_FIELDS: Readonly<
   tag: 'string[]',
 };
 
+/**
+ * Brand fields a correction's patch may change (a test keeps this equal to the registry's brand
+ * update schema). Values are judged by the workflow's group rules and the registry client.
+ */
+export const BRAND_PATCH_FIELDS: readonly string[] = [
+  'entityType',
+  'displayName',
+  'companyName',
+  'firstName',
+  'lastName',
+  'ein',
+  'einIssuingCountry',
+  'phone',
+  'mobilePhone',
+  'street',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+  'email',
+  'website',
+  'brandRelationship',
+  'vertical',
+  'mock',
+  'businessContactTitle',
+  'businessContactFirstName',
+  'businessContactLastName',
+  'businessContactEmail',
+  'stockSymbol',
+  'stockExchange',
+  'altBusinessIdType',
+  'altBusinessId',
+  'optionalAttributes',
+];
+
+/** Caps of the list fields of a campaign change. */
+const CHANGE_LIST_CAPS: Readonly<Record<string, number>> = {
+  subUsecases: LIMIT.subUsecases,
+  tag: LIMIT.tag,
+  mnoIDs: LIMIT.mnoIDs,
+};
+
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -90,11 +137,17 @@ function checkString(
   else if (value.length > max) issues.push(`${path}: at most ${max} characters`);
 }
 
+/** An array of at most `max` strings of at most `itemMax` characters; counted before any is looked at. */
 function checkStringArray(
   issues: Issues,
   value: unknown,
   path: string,
-  { min = 0, optional = false }: { min?: number; optional?: boolean },
+  {
+    min = 0,
+    max,
+    itemMax,
+    optional = false,
+  }: { min?: number; max: number; itemMax: number; optional?: boolean },
 ): void {
   if (value === undefined) {
     if (!optional) issues.push(`${path}: required`);
@@ -104,35 +157,99 @@ function checkStringArray(
     issues.push(`${path}: expected an array of strings`);
     return;
   }
+  if (value.length > max) {
+    issues.push(`${path}: at most ${max} entries`);
+    return;
+  }
   if (value.length < min) issues.push(`${path}: at least ${min}`);
   value.forEach((item, i) => {
     if (typeof item !== 'string' || item.trim().length === 0)
       issues.push(`${path}.${i}: expected a non-empty string`);
+    else if (item.length > itemMax) issues.push(`${path}.${i}: at most ${itemMax} characters`);
   });
+}
+
+/** Names every key of `body` not in `known` (a bounded number of them; the rest counted). */
+function checkKnownKeys(issues: Issues, body: Json, known: readonly string[], path: string[] = []): void {
+  const unknown = Object.keys(body).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return;
+  for (const e of unknownFieldErrors(path, unknown, known))
+    issues.push(`${e.path.join('.') || '(root)'}: ${e.message}`);
+}
+
+/** Optional attributes: a capped record of strings (at most 512 characters), numbers and booleans. */
+function checkOptionalAttributes(issues: Issues, value: unknown, path: string): void {
+  if (!isObject(value)) {
+    issues.push(`${path}: expected an object`);
+    return;
+  }
+  const names = Object.keys(value);
+  if (names.length > LIMIT.optionalAttributes) {
+    issues.push(`${path}: at most ${LIMIT.optionalAttributes} optional attributes`);
+    return;
+  }
+  if (names.some((name) => name.length > LIMIT.optionalAttributeName)) {
+    issues.push(
+      `${path}: an optional attribute name holds at most ${LIMIT.optionalAttributeName} characters`,
+    );
+    return;
+  }
+  for (const name of names) {
+    const v = value[name];
+    if (typeof v === 'string') {
+      if (v.length > LIMIT.optionalAttributeString)
+        issues.push(`${path}.${name}: at most ${LIMIT.optionalAttributeString} characters`);
+    } else if (typeof v !== 'boolean' && (typeof v !== 'number' || !Number.isFinite(v)))
+      issues.push(`${path}.${name}: expected a string, number or boolean`);
+  }
 }
 
 function checkOptionalBoolean(issues: Issues, value: unknown, path: string): void {
   if (value !== undefined && typeof value !== 'boolean') issues.push(`${path}: expected true or false`);
 }
 
-/** The request as an object, or throws `invalid {what}: ...` with every issue found. */
-function checked<T>(what: string, request: unknown, check: (body: Json, issues: Issues) => void): T {
+/**
+ * The request as an object with only the `known` keys, or throws `invalid {what}: ...` with every
+ * issue found.
+ */
+function checked<T>(
+  what: string,
+  request: unknown,
+  known: readonly string[],
+  check: (body: Json, issues: Issues) => void,
+): T {
   const issues: Issues = [];
   if (!isObject(request)) issues.push('(root): expected an object');
-  else check(request, issues);
+  else {
+    checkKnownKeys(issues, request, known);
+    check(request, issues);
+  }
   if (issues.length > 0) throw new Error(`invalid ${what}: ${issues.join('; ')}`);
   return request as T;
 }
 
-/** Brand patch: at least one field; field names and values are judged by the workflow's group rules and the registry client. */
+/**
+ * Brand patch: at least one field, each a brand field; values are judged by the workflow's group
+ * rules and the registry client.
+ */
 function checkPatch(issues: Issues, patch: unknown, path: string): void {
   if (!isObject(patch)) {
     issues.push(`${path}: expected an object`);
     return;
   }
-  if (Object.keys(patch).length === 0) issues.push(`${path}: an update needs at least one field`);
-  for (const [field, value] of Object.entries(patch)) {
-    if (value === null || (typeof value === 'object' && field !== 'optionalAttributes'))
+  const fields = Object.keys(patch);
+  if (fields.length === 0) issues.push(`${path}: an update needs at least one field`);
+  if (fields.length > BRAND_PATCH_FIELDS.length) {
+    // Some are unknown: name those (bounded) without looking at any value.
+    checkKnownKeys(issues, patch, BRAND_PATCH_FIELDS, [path]);
+    return;
+  }
+  checkKnownKeys(issues, patch, BRAND_PATCH_FIELDS, [path]);
+  for (const field of fields) {
+    const value = patch[field];
+    if (!BRAND_PATCH_FIELDS.includes(field)) continue;
+    if (field === 'optionalAttributes') checkOptionalAttributes(issues, value, `${path}.${field}`);
+    else if (value === null || typeof value === 'object')
       issues.push(`${path}.${field}: expected a string, number or boolean`);
     else if (typeof value === 'string' && value.length > 2048)
       issues.push(`${path}.${field}: at most 2048 characters`);
@@ -140,47 +257,57 @@ function checkPatch(issues: Issues, patch: unknown, path: string): void {
 }
 
 export function checkCorrectBrandRequest(request: unknown): CorrectBrandRequest {
-  return checked('correctBrand request', request, (body, issues) => {
+  return checked('correctBrand request', request, ['patch', 'revet'], (body, issues) => {
     checkPatch(issues, body.patch, 'patch');
     checkOptionalBoolean(issues, body.revet, 'revet');
   });
 }
 
 export function checkAppealRequest(request: unknown): AppealRequest & { attachmentUuids: string[] } {
-  const appeal = checked<AppealRequest>('appeal', request, (body, issues) => {
-    checkStringArray(issues, body.appealCategories, 'appealCategories', { min: 1 });
-    checkStringArray(issues, body.attachmentUuids, 'attachmentUuids', { optional: true });
+  const known = ['appealCategories', 'attachmentUuids', 'explanation', 'evpId', 'vettingId'];
+  const appeal = checked<AppealRequest>('appeal', request, known, (body, issues) => {
+    const ids = { itemMax: LIMIT.idLength };
+    checkStringArray(issues, body.appealCategories, 'appealCategories', {
+      min: 1,
+      max: LIMIT.appealCategories,
+      ...ids,
+    });
+    checkStringArray(issues, body.attachmentUuids, 'attachmentUuids', {
+      max: LIMIT.attachmentUuids,
+      optional: true,
+      ...ids,
+    });
     checkString(issues, body.explanation, 'explanation', { max: 4000 });
-    checkString(issues, body.evpId, 'evpId', { max: 255, optional: true });
-    checkString(issues, body.vettingId, 'vettingId', { max: 255, optional: true });
+    checkString(issues, body.evpId, 'evpId', { max: LIMIT.idLength, optional: true });
+    checkString(issues, body.vettingId, 'vettingId', { max: LIMIT.idLength, optional: true });
   });
   return { ...appeal, attachmentUuids: appeal.attachmentUuids ?? [] };
 }
 
 export function checkOrderVetRequest(request: unknown): OrderVetRequest {
-  return checked('vet order', request, (body, issues) => {
-    checkString(issues, body.evpId, 'evpId', { max: 255 });
+  return checked('vet order', request, ['evpId', 'vettingClass'], (body, issues) => {
+    checkString(issues, body.evpId, 'evpId', { max: LIMIT.idLength });
     if (!VETTING_CLASSES.includes(body.vettingClass as string))
       issues.push(`vettingClass: expected one of ${VETTING_CLASSES.join(', ')}`);
   });
 }
 
 export function checkImportVetRequest(request: unknown): ImportVetRequest {
-  return checked('vet import', request, (body, issues) => {
-    checkString(issues, body.evpId, 'evpId', { max: 255 });
-    checkString(issues, body.vettingId, 'vettingId', { max: 255 });
-    checkString(issues, body.vettingToken, 'vettingToken', { max: 2048, optional: true });
+  return checked('vet import', request, ['evpId', 'vettingId', 'vettingToken'], (body, issues) => {
+    checkString(issues, body.evpId, 'evpId', { max: LIMIT.idLength });
+    checkString(issues, body.vettingId, 'vettingId', { max: LIMIT.idLength });
+    checkString(issues, body.vettingToken, 'vettingToken', { max: LIMIT.vettingToken, optional: true });
   });
 }
 
 export function checkCancelRequest(request: unknown): CancelRequest {
-  return checked('cancel request', request, (body, issues) => {
+  return checked('cancel request', request, ['reason'], (body, issues) => {
     checkString(issues, body.reason, 'reason', { max: 1000 });
   });
 }
 
 export function checkApproveFeeRequest(request: unknown): ApproveFeeRequest {
-  return checked('approveFee request', request, (body, issues) => {
+  return checked('approveFee request', request, ['approvedBy', 'maxMonthlyFee'], (body, issues) => {
     checkString(issues, body.approvedBy, 'approvedBy', { max: 200 });
     const max = body.maxMonthlyFee;
     if (max !== undefined && (typeof max !== 'number' || !Number.isFinite(max) || max < 0))
@@ -189,21 +316,30 @@ export function checkApproveFeeRequest(request: unknown): ApproveFeeRequest {
 }
 
 export function checkResubmitRequest(request: unknown): ResubmitRequest {
-  return checked('resubmit request', request, (body, issues) => {
+  return checked('resubmit request', request, ['changes'], (body, issues) => {
     const changes = body.changes;
     if (!isObject(changes)) {
       issues.push('changes: expected an object');
       return;
     }
-    if (Object.keys(changes).length === 0) issues.push('changes: an update needs at least one field');
-    for (const [field, value] of Object.entries(changes)) {
-      const type = CAMPAIGN_CHANGE_FIELDS[field];
+    const fields = Object.keys(changes);
+    if (fields.length === 0) issues.push('changes: an update needs at least one field');
+    const known = Object.keys(CAMPAIGN_CHANGE_FIELDS);
+    checkKnownKeys(issues, changes, known, ['changes']);
+    if (fields.length > known.length) return; // some are unknown, named above; no value is looked at
+    for (const field of fields) {
+      const value = changes[field];
+      const type = Object.hasOwn(CAMPAIGN_CHANGE_FIELDS, field) ? CAMPAIGN_CHANGE_FIELDS[field] : undefined;
       const path = `changes.${field}`;
-      if (type === undefined) issues.push(`${path}: not a campaign field`);
-      else if (type === 'boolean') checkOptionalBoolean(issues, value, path);
-      else if (type === 'string[]') checkStringArray(issues, value, path, {});
+      const max = CHANGE_LIST_CAPS[field] ?? 0;
+      if (type === undefined) continue;
+      if (type === 'boolean') checkOptionalBoolean(issues, value, path);
+      else if (type === 'string[]')
+        checkStringArray(issues, value, path, { max, itemMax: field === 'tag' ? LIMIT.tagLength : 255 });
       else if (type === 'integer[]') {
-        if (!Array.isArray(value) || !value.every((n) => Number.isInteger(n)))
+        if (!Array.isArray(value)) issues.push(`${path}: expected an array of integers`);
+        else if (value.length > max) issues.push(`${path}: at most ${max} entries`);
+        else if (!value.every((n) => Number.isInteger(n)))
           issues.push(`${path}: expected an array of integers`);
       } else checkString(issues, value, path, { max: 4096 });
     }
@@ -211,7 +347,7 @@ export function checkResubmitRequest(request: unknown): ResubmitRequest {
 }
 
 export function checkShareWithRequest(request: unknown): ShareWithRequest {
-  return checked('shareWith request', request, (body, issues) => {
+  return checked('shareWith request', request, ['upstreamCnpId'], (body, issues) => {
     checkString(issues, body.upstreamCnpId, 'upstreamCnpId', { max: 100 });
   });
 }
@@ -220,7 +356,7 @@ export function checkShareWithRequest(request: unknown): ShareWithRequest {
 export const checkCampaignCancelRequest: (request: unknown) => CampaignCancelRequest = checkCancelRequest;
 
 export function checkAcknowledgeRequest(request: unknown): AcknowledgeRequest {
-  return checked('acknowledge request', request, (body, issues) => {
+  return checked('acknowledge request', request, ['key'], (body, issues) => {
     checkString(issues, body.key, 'key', { max: 200 });
   });
 }

@@ -5,7 +5,8 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { CampaignUpdateSchema } from '../../src/registry/schemas.js';
+import { REQUEST_LIMITS } from '../../src/registry/request-limits.js';
+import { BrandUpdateSchema, CampaignUpdateSchema } from '../../src/registry/schemas.js';
 import {
   AppealRequestSchema,
   CancelRequestSchema,
@@ -21,6 +22,7 @@ import {
   ShareWithRequestSchema,
 } from '../../src/workflows/campaign-messages.js';
 import {
+  BRAND_PATCH_FIELDS,
   CAMPAIGN_CHANGE_FIELDS,
   checkAcknowledgeRequest,
   checkAppealRequest,
@@ -108,7 +110,7 @@ describe('workflow request checks', () => {
     expect(() => checkCancelRequest({ reason: '' })).toThrow(/reason: must not be empty/);
     expect(() => checkApproveFeeRequest({ approvedBy: 'ops', maxMonthlyFee: -1 })).toThrow(/maxMonthlyFee/);
     expect(() => checkResubmitRequest({ changes: { brandId: 'B1' } })).toThrow(
-      /changes\.brandId: not a campaign field/,
+      /changes\.brandId: unknown field/,
     );
     expect(() => checkResubmitRequest({ changes: { embeddedLink: 'no' } })).toThrow(/changes\.embeddedLink/);
     expect(() => checkResubmitRequest({ changes: { mnoIDs: ['x'] } })).toThrow(/changes\.mnoIDs/);
@@ -128,6 +130,166 @@ describe('workflow request checks', () => {
     expect(Object.keys(CAMPAIGN_CHANGE_FIELDS).sort()).toEqual(
       Object.keys(CampaignUpdateSchema.shape).sort(),
     );
+  });
+
+  it('know exactly the brand fields the registry update schema has', () => {
+    expect([...BRAND_PATCH_FIELDS].sort()).toEqual(Object.keys(BrandUpdateSchema.shape).sort());
+  });
+
+  it('refuse unknown keys, at the top and in a patch, naming each (a raw client skips the typed API)', () => {
+    expect(() => checkCorrectBrandRequest({ patch: { webSite: 'https://x.example' } })).toThrow(
+      'invalid correctBrand request: patch.webSite: unknown field (did you mean website?)',
+    );
+    expect(() => checkCorrectBrandRequest({ patch: { email: 'a@b.example' }, revett: true })).toThrow(
+      /revett: unknown field/,
+    );
+    expect(() => checkResubmitRequest({ changes: { descripton: 'd' } })).toThrow(
+      /changes\.descripton: unknown field \(did you mean description\?\)/,
+    );
+    const extra = { x: 1 };
+    expect(() => checkAppealRequest({ ...valid.appeal[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkOrderVetRequest({ ...valid.orderVet[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkImportVetRequest({ ...valid.importVet[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkCancelRequest({ ...valid.cancel[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkApproveFeeRequest({ ...valid.approveFee[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkResubmitRequest({ ...valid.resubmit[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkShareWithRequest({ ...valid.shareWith[0], ...extra })).toThrow(/x: unknown field/);
+    expect(() => checkAcknowledgeRequest({ ...valid.acknowledge[0], ...extra })).toThrow(/x: unknown field/);
+    // 10,000 unknown keys: a bounded message.
+    const junk = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`j${i}`, i]));
+    const message = (() => {
+      try {
+        checkCorrectBrandRequest({ patch: junk });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toMatch(/and 9,990 more unknown fields/);
+    expect(message.length).toBeLessThan(1000);
+  });
+
+  it('respect the caps of the edge schemas', () => {
+    const L = REQUEST_LIMITS;
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`);
+    const attrs = (n: number, name = (i: number) => `a${i}`) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [name(i), true]));
+    // At the caps: accepted by both the schema and the check.
+    const atCaps: [unknown, { safeParse(v: unknown): { success: boolean } }, (r: unknown) => unknown][] = [
+      [
+        { patch: { optionalAttributes: attrs(L.optionalAttributes) } },
+        CorrectBrandRequestSchema,
+        checkCorrectBrandRequest,
+      ],
+      [
+        {
+          appealCategories: many(L.appealCategories),
+          attachmentUuids: many(L.attachmentUuids),
+          explanation: 'e',
+        },
+        AppealRequestSchema,
+        checkAppealRequest,
+      ],
+      [
+        {
+          changes: {
+            subUsecases: many(L.subUsecases),
+            tag: many(L.tag),
+            mnoIDs: many(L.mnoIDs).map((_, i) => i),
+          },
+        },
+        ResubmitRequestSchema,
+        checkResubmitRequest,
+      ],
+    ];
+    for (const [request, schema, check] of atCaps) {
+      expect(schema.safeParse(request).success).toBe(true);
+      expect(() => check(request)).not.toThrow();
+    }
+    // One over: refused by both, the check naming the field.
+    const over: [
+      unknown,
+      { safeParse(v: unknown): { success: boolean } },
+      (r: unknown) => unknown,
+      RegExp,
+    ][] = [
+      [
+        { patch: { optionalAttributes: attrs(10_000) } },
+        CorrectBrandRequestSchema,
+        checkCorrectBrandRequest,
+        /^invalid correctBrand request: patch\.optionalAttributes: at most 32 optional attributes$/,
+      ],
+      [
+        { patch: { optionalAttributes: attrs(1, () => 'n'.repeat(L.optionalAttributeName + 1)) } },
+        CorrectBrandRequestSchema,
+        checkCorrectBrandRequest,
+        /patch\.optionalAttributes: an optional attribute name/,
+      ],
+      [
+        { patch: { optionalAttributes: { note: 'x'.repeat(L.optionalAttributeString + 1) } } },
+        CorrectBrandRequestSchema,
+        checkCorrectBrandRequest,
+        /patch\.optionalAttributes\.note: at most 512/,
+      ],
+      [
+        { patch: { optionalAttributes: { note: { deep: 1 } } } },
+        CorrectBrandRequestSchema,
+        checkCorrectBrandRequest,
+        /patch\.optionalAttributes\.note: expected/,
+      ],
+      [
+        { appealCategories: many(10_000), explanation: 'e' },
+        AppealRequestSchema,
+        checkAppealRequest,
+        /^invalid appeal: appealCategories: at most 20 entries$/,
+      ],
+      [
+        { appealCategories: ['A'], attachmentUuids: many(L.attachmentUuids + 1), explanation: 'e' },
+        AppealRequestSchema,
+        checkAppealRequest,
+        /attachmentUuids: at most 20/,
+      ],
+      [
+        { appealCategories: ['x'.repeat(L.idLength + 1)], explanation: 'e' },
+        AppealRequestSchema,
+        checkAppealRequest,
+        /appealCategories\.0: at most 255/,
+      ],
+      [
+        { changes: { tag: many(10_000) } },
+        ResubmitRequestSchema,
+        checkResubmitRequest,
+        /^invalid resubmit request: changes\.tag: at most 20 entries$/,
+      ],
+      [
+        { changes: { subUsecases: many(L.subUsecases + 1) } },
+        ResubmitRequestSchema,
+        checkResubmitRequest,
+        /changes\.subUsecases: at most 10/,
+      ],
+      [
+        { changes: { mnoIDs: many(L.mnoIDs + 1).map((_, i) => i) } },
+        ResubmitRequestSchema,
+        checkResubmitRequest,
+        /changes\.mnoIDs: at most 32/,
+      ],
+      [
+        { evpId: 'x'.repeat(L.idLength + 1), vettingClass: 'STANDARD' },
+        OrderVetRequestSchema,
+        checkOrderVetRequest,
+        /evpId: at most 255/,
+      ],
+      [
+        { evpId: 'A', vettingId: 'v', vettingToken: 'x'.repeat(L.vettingToken + 1) },
+        ImportVetRequestSchema,
+        checkImportVetRequest,
+        /vettingToken: at most 2048/,
+      ],
+    ];
+    for (const [request, schema, check, message] of over) {
+      expect(schema.safeParse(request).success, String(message)).toBe(false);
+      expect(() => check(request)).toThrow(message);
+    }
   });
 
   it('leave zod out of the workflow bundle', async () => {
