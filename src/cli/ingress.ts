@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createIngressClient, parseIngressConfig, startIngress } from '../ingress/index.js';
+import { exitWhenDone } from '../workers/process-signals.js';
 import { untilSignal } from './shutdown.js';
 
 export const ingressHelp = `tcr ingress: receive the registry's signed webhooks and hand each event to its workflow
@@ -41,8 +42,12 @@ export async function runIngress(argv: string[]): Promise<number> {
   const ingress = await startIngress({ config, client });
   const internal = ingress.internalUrl ? ` (health and metrics ${ingress.internalUrl})` : '';
   console.error(`ingress listening on ${ingress.endpoint}${internal}`);
-  return untilSignal(async () => {
+  const code = await untilSignal(async () => {
     await ingress.close();
     await client.connection.close();
   });
+  // A Temporal connection attempt still under way (an unreachable server) would hold the process
+  // until the attempt's 30 s timeout: end it once stopped (src/workers/process-signals.ts).
+  exitWhenDone(code);
+  return code;
 }

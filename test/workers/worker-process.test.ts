@@ -4,11 +4,15 @@
  * SIGTERM in every state (starting, running, shutting down; a second SIGTERM during a graceful
  * shutdown exits at once).
  *
- * One time bound, in the first test: a worker that cannot start used to print its error and then
- * never exit, which only a bound can show. It is 60 s, against the 1 to 2 s the exit takes on this
- * machine under load (the namespace is checked before the workflow bundle is built). Every other
- * wait is for an event: a line of output, a connection or a request reaching a test server, the
- * process's exit.
+ * `tcr ingress` is checked for the one case where it shared the bug: a SIGTERM while its connection
+ * to Temporal is still being made.
+ *
+ * Two time bounds. A worker that cannot start used to print its error and then never exit, which
+ * only a bound can show: 60 s, against the 1 to 2 s the exit takes on this machine under load (the
+ * namespace is checked before the workflow bundle is built). An ingress stopped while connecting
+ * used to exit only when the SDK's connection attempt gave up, 30 s after it began: the bound is
+ * 20 s, under those 30 s and far over the 1 s the exit takes now. Every other wait is for an event:
+ * a line of output, a connection or a request reaching a test server, the process's exit.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,13 +24,29 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBrandOrder } from '../../src/orders/index.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 import { brandRegistration } from '../fixtures/workflow-harness.js';
+import { startIngressProcess } from '../support/ingress-process.js';
 import { devServerEnv } from '../support/temporal-env.js';
 
 /** The two entry points: `tcr worker` and the worker's own (`node dist/workers/main.js`). */
 const TCR_WORKER = [join(projectRoot, 'dist/cli/main.js'), 'worker'];
 const WORKERS_MAIN = [join(projectRoot, 'dist/workers/main.js')];
-/** Why the first test has a bound at all: see the header. */
+/** Why these tests have a bound at all: see the header. */
 const START_FAILURE_BOUND_MS = 60_000;
+const INGRESS_STOP_BOUND_MS = 20_000;
+
+/** The process's exit, or 'still running' after `ms`. */
+async function exitWithin(
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
+  ms: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null } | 'still running'> {
+  let bound: NodeJS.Timeout | undefined;
+  return Promise.race([
+    exited,
+    new Promise<'still running'>((resolve) => {
+      bound = setTimeout(() => resolve('still running'), ms);
+    }),
+  ]).finally(() => clearTimeout(bound));
+}
 
 interface TcrProcess {
   child: ChildProcess;
@@ -143,13 +163,7 @@ describe('tcr worker (process)', () => {
         },
         entry,
       );
-      let bound: NodeJS.Timeout | undefined;
-      const outcome = await Promise.race([
-        worker.exited,
-        new Promise<'still running'>((resolve) => {
-          bound = setTimeout(() => resolve('still running'), START_FAILURE_BOUND_MS);
-        }),
-      ]).finally(() => clearTimeout(bound));
+      const outcome = await exitWithin(worker.exited, START_FAILURE_BOUND_MS);
       expect(outcome, worker.output()).toEqual({ code: 1, signal: null });
       expect(worker.output()).toContain(
         `workers could not start: namespace '${namespace}' not found on the Temporal server at ${env.address}`,
@@ -209,6 +223,37 @@ describe('tcr worker (process)', () => {
       await handle?.terminate().catch(() => undefined);
       registry.server.closeAllConnections();
       registry.server.close();
+    }
+  });
+});
+
+describe('tcr ingress (process)', () => {
+  it('exits 0 on SIGTERM while its connection to Temporal is still being made (no request in flight)', async () => {
+    const temporal = await silentTemporal();
+    try {
+      const ingress = await startIngressProcess({
+        env: {
+          TEMPORAL_ADDRESS: temporal.address,
+          TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
+          TCR_WEBHOOK_URL: 'http://127.0.0.1:8470/webhooks/registry',
+          TCR_WEBHOOK_SECRETS: 'a-webhook-secret-of-at-least-32-bytes',
+        },
+      });
+      children.push(ingress.child);
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        ingress.child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      // The ingress connects on first use: a readiness probe makes it connect. The probe then gives
+      // up (as a probe with a timeout does), so no request of its is left for the ingress to finish.
+      const probe = new AbortController();
+      const probed = fetch(`${ingress.internalUrl}/readyz`, { signal: probe.signal }).catch(() => undefined);
+      await temporal.connected;
+      probe.abort();
+      await probed;
+      ingress.child.kill('SIGTERM');
+      expect(await exitWithin(exited, INGRESS_STOP_BOUND_MS)).toEqual({ code: 0, signal: null });
+    } finally {
+      temporal.server.close();
     }
   });
 });
