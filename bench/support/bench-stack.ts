@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
+import { dataConverter } from '../../src/codec/data-converter.js';
 import {
   createIngressClient,
   parseIngressConfig,
@@ -118,7 +119,9 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
     const temporalAddress = devServer.address;
     const connection = await Connection.connect({ address: temporalAddress });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace: 'default' });
+    // The product's data converter, as every client and worker uses: payloads encrypted when
+    // TCR_PAYLOAD_KEYS_FILE is set (the workers and the ingress read the same variable).
+    const client = new Client({ connection, namespace: 'default', dataConverter: dataConverter() });
 
     const sim = await startSimulator({
       timeScale: options.timeScale ?? 3600,
@@ -202,6 +205,8 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
       TCR_INGRESS_LOG_LEVEL: 'silent',
+      // Health and metrics on a free loopback port: 8471 may be another ingress's (a local stack).
+      TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       ...(options.handoffTimeoutMs
         ? { TCR_INGRESS_HANDOFF_TIMEOUT_MS: String(options.handoffTimeoutMs) }
         : {}),
