@@ -134,7 +134,8 @@ export class Browser {
       if (this.process.exitCode !== null || this.process.signalCode !== null) resolve();
       else this.process.once('exit', () => resolve());
     });
-    await this.send('Browser.close').catch(() => undefined);
+    // Chromium answers Browser.close and exits; if the socket is gone, it is killed instead.
+    await this.send('Browser.close').catch(() => this.process.kill('SIGKILL'));
     this.socket.close();
     await exited;
   }
