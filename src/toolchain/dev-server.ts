@@ -29,10 +29,17 @@ export function searchAttributeFlags(): string[] {
  * partitions hold a backlog. As partitions drain unevenly the rate falls to 1.5, 1 and 0.5 per
  * second: the bulk benchmark lost a fifth of the write budget that way. One partition makes the
  * limit exact. A production cluster needs the same setting for the registry queues (docs/operations.md).
+ *
+ * Registry calls carry a task-queue priority (src/workflows/entity/stubs.ts: operator 1, webhook 2,
+ * order 3, poll 4). Temporal server 1.29 (the dev server of CLI 1.5.1) dispatches by priority only
+ * with the priority-enabled matcher, `matching.useNewMatcher` (off by default until server 1.31);
+ * without it the queue stays FIFO and the key is only recorded in history. It orders a backlog held
+ * back by the queue's rate limit too: each permit goes to the highest-priority task waiting.
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
   'matching.numTaskqueueReadPartitions': '1',
   'matching.numTaskqueueWritePartitions': '1',
+  'matching.useNewMatcher': 'true',
 };
 
 /** `--dynamic-config-value KEY=VALUE` arguments for DEV_SERVER_DYNAMIC_CONFIG. */

@@ -1,0 +1,189 @@
+/**
+ * Registry calls carry a task-queue priority (issue 18, item 1), and the account's rate-limited queue
+ * dispatches by it: against the dev server (priority-enabled matcher, src/toolchain/dev-server.ts),
+ * the product's workers and the simulator with the spec's rate limits, an operator's update on one
+ * brand is served ahead of a backlog of brand orders queued on the same account's writes queue.
+ *
+ * The order is read from the workflows' histories (ActivityTaskScheduled carries the priority, and
+ * ActivityTaskStarted the time each task left the queue), all timestamps from the one server clock.
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  brandHandle,
+  correctBrand,
+  startBrandOrder,
+  waitForBrandPhase,
+} from '../../src/orders/brand-client.js';
+import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
+import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import { registryPriorityKeys } from '../../src/workflows/entity/stubs.js';
+import { registryEventSignal } from '../../src/workflows/signals.js';
+import { brandOrder } from '../cli/support.js';
+import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+
+const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
+const ACCOUNT = 'local';
+/** Brand orders queued on the account's writes queue (2 writes/s: about 20 s of backlog). */
+const BACKLOG = 40;
+
+let env: TestWorkflowEnvironment;
+let sim: RunningSimulator;
+let workers: RunningWorkers;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  env = await devServerEnv();
+  sim = await startSimulator(); // the spec's rate limits: 20 reads/s, 20 writes per 10 s
+  workers = await createWorkers(
+    {
+      temporal: { address: env.address, namespace: 'default' },
+      accounts: [
+        {
+          name: ACCOUNT,
+          environment: 'local',
+          baseUrl: sim.url,
+          apiKey: DEFAULT_ACCOUNT.apiKey,
+          apiSecret: DEFAULT_ACCOUNT.apiSecret,
+        },
+      ],
+    },
+    { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
+  );
+  running = workers.run();
+}, 120_000);
+
+afterAll(async () => {
+  await workers?.shutdown();
+  await running?.catch(() => undefined);
+  await sim?.close();
+  await env?.teardown();
+});
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+interface ActivityCall {
+  activityType: string;
+  priorityKey: number | undefined;
+  scheduledAt: number;
+  startedAt: number | undefined;
+}
+
+const millis = (event: HistoryEvent): number => {
+  const t = event.eventTime!;
+  return Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
+};
+
+/** Every activity the workflow scheduled, with its priority and when it was started. */
+async function activityCalls(client: Client, reference: string): Promise<ActivityCall[]> {
+  const history = await brandHandle(client, reference).fetchHistory();
+  const calls = new Map<number, ActivityCall>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled)
+      calls.set(Number(event.eventId), {
+        activityType: scheduled.activityType?.name ?? '',
+        priorityKey: scheduled.priority?.priorityKey ?? undefined,
+        scheduledAt: millis(event),
+        startedAt: undefined,
+      });
+    const started = event.activityTaskStartedEventAttributes;
+    if (started) {
+      const call = calls.get(Number(started.scheduledEventId));
+      if (call) call.startedAt = millis(event);
+    }
+  }
+  return [...calls.values()];
+}
+
+/** Repeats `read` until `done` holds (an event observed through Temporal, not a sleep). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+describe('registry call priorities on one account', () => {
+  it("serves an operator's write ahead of a backlog of brand orders, each call's priority in its history", async () => {
+    const run = randomUUID().slice(0, 8);
+    const operated = `op-${run}`;
+    await startBrandOrder(env.client, brandOrder(operated, ACCOUNT));
+    await waitForBrandPhase(env.client, operated, 'ready', 60_000);
+
+    // The backlog: BACKLOG registrations, every one scheduled on the writes queue before the operator acts.
+    const bulk = Array.from({ length: BACKLOG }, (_, i) => `bulk-${run}-${i}`);
+    await Promise.all(bulk.map((reference) => startBrandOrder(env.client, brandOrder(reference, ACCOUNT))));
+    await Promise.all(
+      bulk.map((reference) =>
+        until(
+          () => activityCalls(env.client, reference),
+          (calls) => calls.some((c) => c.activityType === 'registerBrand'),
+          `${reference} scheduled its registration`,
+        ),
+      ),
+    );
+
+    const outcome = await correctBrand(env.client, operated, { patch: { email: 'ops@acme.example' } });
+    expect(outcome).toMatchObject({ operation: 'correctBrand', outcome: 'done' });
+
+    // A webhook for the operated brand: the read it wakes carries the webhook priority.
+    const status = await waitForBrandPhase(env.client, operated, 'ready', 60_000);
+    const readsBefore = (await activityCalls(env.client, operated)).filter(
+      (c) => c.activityType === 'getBrand',
+    );
+    await brandHandle(env.client, operated).signal(registryEventSignal, {
+      event: {
+        eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
+        brandId: status.brandId!,
+        brandIdentityStatus: 'VERIFIED',
+      },
+      receivedAt: new Date().toISOString(),
+      deliveryId: `delivery-${run}`,
+    });
+    const opCalls = await until(
+      () => activityCalls(env.client, operated),
+      (calls) =>
+        calls.filter((c) => c.activityType === 'getBrand' && c.startedAt !== undefined).length >
+        readsBefore.length,
+      'the webhook-driven read started',
+    );
+    const webhookRead = opCalls.filter((c) => c.activityType === 'getBrand')[readsBefore.length]!;
+
+    for (const reference of bulk) await waitForBrandPhase(env.client, reference, 'ready', 120_000);
+    const bulkRegistrations = await Promise.all(
+      bulk.map(async (reference) => {
+        const calls = await activityCalls(env.client, reference);
+        return calls.find((c) => c.activityType === 'registerBrand')!;
+      }),
+    );
+
+    // The order: of the registrations still waiting when the operator's write was queued, none left the
+    // queue after it was queued and before it (at most one already handed to the worker may).
+    const update = opCalls.find((c) => c.activityType === 'updateBrand')!;
+    const waiting = bulkRegistrations.filter((c) => c.startedAt! > update.scheduledAt);
+    const ahead = waiting.filter((c) => c.startedAt! < update.startedAt!);
+    console.log(
+      `priority: ${waiting.length} of ${BACKLOG} registrations waiting when the update was queued; ` +
+        `${ahead.length} started before it; update waited ${update.startedAt! - update.scheduledAt} ms`,
+    );
+    expect(waiting.length).toBeGreaterThanOrEqual(10); // the backlog was real
+    expect(ahead.length).toBeLessThanOrEqual(1);
+
+    // Priorities as recorded: orders 3, the operator's write 1, the webhook's read 2.
+    expect(new Set(bulkRegistrations.map((c) => c.priorityKey))).toEqual(
+      new Set([registryPriorityKeys.order]),
+    );
+    expect(update.priorityKey).toBe(registryPriorityKeys.operator);
+    expect(opCalls.find((c) => c.activityType === 'registerBrand')?.priorityKey).toBe(
+      registryPriorityKeys.order,
+    );
+    expect(webhookRead.priorityKey).toBe(registryPriorityKeys.webhook);
+  }, 300_000);
+});
