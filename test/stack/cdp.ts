@@ -96,7 +96,12 @@ export class Browser {
     const promise = new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
     });
-    this.socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    try {
+      this.socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    } catch (error) {
+      this.pending.delete(id);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     return promise;
   }
 
