@@ -189,7 +189,7 @@ it('malformed orders and forged webhooks: rejected, nothing started, nothing cra
       if (c.expect(status)) hooks.asExpected++;
       else hooks.unexpected.push(`${c.name}: ${status}`);
     }
-    const health = await fetch(`${stack.ingress.url}/healthz`)
+    const health = await fetch(`${stack.ingress.internalUrl ?? stack.ingress.url}/healthz`)
       .then((r) => r.status)
       .catch(() => 0);
 

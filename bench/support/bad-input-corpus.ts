@@ -1,8 +1,9 @@
 /**
  * A corpus of malformed orders, built from the valid example orders: every field removed in turn
  * (kept in the corpus only when the schema requires it: a removal the product accepts is a valid
- * order, listed separately), every field given a wrong type, entity-type rule violations, and
- * oversized strings (100 000 characters).
+ * order, listed separately), every field given a wrong type, entity-type rule violations,
+ * oversized strings (100 000 characters), unknown or misspelled fields, and lists and records over
+ * their caps (10,000 entries).
  */
 import { parseBrandOrder } from '../../src/orders/brand-order.js';
 import { parseCampaignOrder } from '../../src/orders/campaign-orders.js';
@@ -10,7 +11,7 @@ import { brandOrder, campaignOrder } from './orders.js';
 
 export interface BadOrder {
   kind: 'brand' | 'campaign';
-  category: 'missing' | 'wrong-type' | 'entity-rule' | 'oversized';
+  category: 'missing' | 'wrong-type' | 'entity-rule' | 'oversized' | 'unknown-field' | 'too-many';
   /** The field the error must name (dotted path). */
   field: string;
   description: string;
@@ -174,6 +175,83 @@ export function badOrderCorpus(): { corpus: BadOrder[]; optionalAccepted: string
       description: 'reference with a space',
       order: { ...clone(campaign), reference: 'has space' },
     },
+  );
+  const ten000 = Array.from({ length: 10_000 }, (_, i) => `x${i}`);
+  const keys10000 = Object.fromEntries(ten000.map((k) => [k, true]));
+  const extra = (
+    kind: 'brand' | 'campaign',
+    category: 'unknown-field' | 'too-many',
+    field: string,
+    description: string,
+    order: Record<string, unknown>,
+  ): BadOrder => ({ kind, category, field, description, order });
+  corpus.push(
+    extra('brand', 'unknown-field', 'priority', 'unknown top-level field', {
+      ...clone(brand),
+      priority: 'high',
+    }),
+    extra(
+      'brand',
+      'unknown-field',
+      'brand.webSite',
+      'brand.webSite for website',
+      withBrand({ webSite: 'https://a.example' }),
+    ),
+    extra(
+      'brand',
+      'unknown-field',
+      'brand.Email',
+      'brand.Email for email',
+      withBrand({ Email: 'a@b.example' }),
+    ),
+    extra(
+      'brand',
+      'unknown-field',
+      'brand.referenceId',
+      'brand.referenceId',
+      withBrand({ referenceId: 'other' }),
+    ),
+    extra('brand', 'unknown-field', 'brand.x0', '10,000 unknown brand fields', withBrand(keys10000)),
+    extra(
+      'brand',
+      'too-many',
+      'brand.optionalAttributes',
+      'optionalAttributes with 10,000 keys',
+      withBrand({ optionalAttributes: keys10000 }),
+    ),
+    extra('campaign', 'unknown-field', 'requireFeeAproval', 'requireFeeAproval for requireFeeApproval', {
+      ...clone(campaign),
+      requireFeeAproval: true,
+    }),
+    extra(
+      'campaign',
+      'unknown-field',
+      'campaign.helpKeyword',
+      'campaign.helpKeyword for helpKeywords',
+      withCampaign({ helpKeyword: 'HELP' }),
+    ),
+    extra(
+      'campaign',
+      'unknown-field',
+      'campaign.brandId',
+      'campaign.brandId',
+      withCampaign({ brandId: 'B1' }),
+    ),
+    extra('campaign', 'too-many', 'campaign.tag', 'tag with 10,000 entries', withCampaign({ tag: ten000 })),
+    extra(
+      'campaign',
+      'too-many',
+      'campaign.subUsecases',
+      'subUsecases with 10,000 entries',
+      withCampaign({ subUsecases: ten000 }),
+    ),
+    extra(
+      'campaign',
+      'too-many',
+      'campaign.mnoIDs',
+      'mnoIDs with 10,000 entries',
+      withCampaign({ mnoIDs: ten000.map((_, i) => i) }),
+    ),
   );
   return { corpus, optionalAccepted };
 }
