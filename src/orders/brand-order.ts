@@ -18,6 +18,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** The registration fields an order's `brand` may hold: no others. */
 const StrictRegistrationSchema = BrandRegistrationSchema.strict();
 const registrationFields = Object.keys(StrictRegistrationSchema.shape).filter((k) => k !== 'referenceId');
+const referenceIdInBrand = 'unknown field (the order reference is sent as referenceId)';
 
 export const BrandOrderSchema = z
   .strictObject({
@@ -29,6 +30,17 @@ export const BrandOrderSchema = z
   })
   .superRefine(
     (order, ctx) => {
+      const fields = Object.keys(order.brand);
+      if (fields.length > registrationFields.length) {
+        // More fields than a brand has: name the unknown ones and judge nothing else (a hostile
+        // order with 10,000 keys costs one pass over its names, not a copy and a parse).
+        const unknown = fields.filter((f) => f !== 'referenceId' && !registrationFields.includes(f));
+        for (const e of unknownFieldErrors(['brand'], unknown, registrationFields))
+          ctx.addIssue({ code: 'custom', ...e });
+        if (Object.hasOwn(order.brand, 'referenceId'))
+          ctx.addIssue({ code: 'custom', path: ['brand', 'referenceId'], message: referenceIdInBrand });
+        return;
+      }
       // `referenceId` is the order's `reference`: in `brand` it is an unknown field like any other.
       const { referenceId: _, ...brand } = order.brand;
       const parsed = StrictRegistrationSchema.safeParse({ ...brand, referenceId: order.reference });
@@ -42,12 +54,8 @@ export const BrandOrderSchema = z
           for (const e of unknownFieldErrors(path, issue.keys, registrationFields))
             ctx.addIssue({ code: 'custom', ...e });
       }
-      if ('referenceId' in order.brand)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['brand', 'referenceId'],
-          message: 'unknown field (the order reference is sent as referenceId)',
-        });
+      if (Object.hasOwn(order.brand, 'referenceId'))
+        ctx.addIssue({ code: 'custom', path: ['brand', 'referenceId'], message: referenceIdInBrand });
     },
     // The brand's fields are checked even when `reference` or `account` failed: every error at once.
     { when: (payload) => isObject(payload.value) && isObject(payload.value.brand) },
