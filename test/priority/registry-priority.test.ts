@@ -111,10 +111,15 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 }
 
 describe('registry call priorities on one account', () => {
-  it("serves an operator's write ahead of a backlog of brand orders, each call's priority in its history", async () => {
+  it("serves an operator's write ahead of a backlog of brand orders, and records each call's priority (operator, webhook, order, poll) in its history", async () => {
     const run = randomUUID().slice(0, 8);
     const operated = `op-${run}`;
     await startBrandOrder(env.client, brandOrder(operated, ACCOUNT));
+    // A ready brand polled every second: its polls carry the poll priority.
+    const polled = `poll-${run}`;
+    await startBrandOrder(env.client, brandOrder(polled, ACCOUNT), {
+      workflowOptions: { steadyPollMs: 1000 },
+    });
     await waitForBrandPhase(env.client, operated, 'ready', 60_000);
 
     // The backlog: BACKLOG registrations, every one scheduled on the writes queue before the operator acts.
@@ -185,5 +190,19 @@ describe('registry call priorities on one account', () => {
       registryPriorityKeys.order,
     );
     expect(webhookRead.priorityKey).toBe(registryPriorityKeys.webhook);
+    const pollCalls = await until(
+      () => activityCalls(env.client, polled),
+      (calls) => calls.filter((c) => c.activityType === 'getBrand').length >= 3,
+      'the polled brand read the registry on its steady poll',
+    );
+    // Registration and the first read are the order's (cause start), the later reads are polls.
+    expect(pollCalls.find((c) => c.activityType === 'registerBrand')?.priorityKey).toBe(
+      registryPriorityKeys.order,
+    );
+    expect(pollCalls.at(-1)).toMatchObject({
+      activityType: 'getBrand',
+      priorityKey: registryPriorityKeys.poll,
+    });
+    await brandHandle(env.client, polled).terminate('test over');
   }, 300_000);
 });

@@ -117,7 +117,7 @@ function stubsAt(
 function following<T extends object>(pick: () => T): T {
   return new Proxy({} as T, {
     get(_target, name) {
-      if (typeof name !== 'string') return undefined;
+      if (typeof name !== 'string' || name === 'then') return undefined; // never a thenable
       return (...args: unknown[]) => (pick()[name as keyof T] as (...a: unknown[]) => unknown)(...args);
     },
   });
