@@ -131,8 +131,12 @@ export interface BrandWorkflowOptions {
 export interface BrandWorkflowInput {
   reference: string;
   account: string;
-  /** Registration fields; `referenceId` equals `reference`. */
-  registration: BrandRegistration;
+  /**
+   * Registration fields (`referenceId` equals `reference`): required at start. A continue-as-new input
+   * never carries them at the top level; `carried.registration` holds them until the brand is
+   * registered, then they are dropped (personal data).
+   */
+  registration?: BrandRegistration;
   options?: BrandWorkflowOptions;
   /** Set by continue-as-new only: the workflow's whole state (./brand/state.ts). */
   carried?: BrandState;

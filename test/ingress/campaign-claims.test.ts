@@ -58,7 +58,7 @@ async function readyBrand(): Promise<string> {
   const brandReference = uniqueRef('brand');
   const { handle } = await startBrandOrder(
     env.client,
-    { reference: brandReference, account: bench.account, brand: privateBrand(brandReference) },
+    { reference: brandReference, account: bench.account, brand: privateBrand() },
     { taskQueue: bench.taskQueue },
   );
   handles.push(handle);

@@ -47,7 +47,7 @@ beforeAll(async () => {
   brandReference = uniqueRef('brand');
   const { handle } = await startBrandOrder(
     env.client,
-    { reference: brandReference, account: bench.account, brand: privateBrand(brandReference) },
+    { reference: brandReference, account: bench.account, brand: privateBrand() },
     { taskQueue: bench.taskQueue },
   );
   started.push(handle);

@@ -56,7 +56,7 @@ describe('before any billable call', () => {
       {
         reference: brandReference,
         account: bench.account,
-        brand: privateBrand(brandReference, {
+        brand: privateBrand({
           entityType: 'PUBLIC_PROFIT',
           companyName: 'Acme Public Corp',
           stockSymbol: 'ACME',
@@ -116,7 +116,7 @@ describe('before any billable call', () => {
     const brandReference = uniqueRef('brand');
     const brand = await startBrandOrder(
       env.client,
-      { reference: brandReference, account: bench.account, brand: privateBrand(brandReference) },
+      { reference: brandReference, account: bench.account, brand: privateBrand() },
       { taskQueue: bench.taskQueue },
     );
     handles.push(brand.handle);
@@ -150,7 +150,7 @@ describe('political campaigns', () => {
       {
         reference: brandReference,
         account: bench.account,
-        brand: privateBrand(brandReference, { vertical: 'POLITICAL' }),
+        brand: privateBrand({ vertical: 'POLITICAL' }),
       },
       { taskQueue: bench.taskQueue },
     );

@@ -4,7 +4,6 @@
  * through its test hooks), and a brand order plus a campaign order started through the order API.
  * Nothing is driven by the test: the registry's webhooks wake the workflows.
  */
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
@@ -32,29 +31,19 @@ import {
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
 import { CampaignIdKey, PhaseKey } from '../../src/workflows/search-attributes.js';
 import { privateBrand, qualifyingCampaign, uniqueRef } from '../fixtures/campaign-env.js';
+import { SwitchableProxy } from '../support/switchable-proxy.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/campaign-workflows.ts', import.meta.url));
 const SECRET = 'e2e-webhook-secret';
 const ACCOUNT = 'e2e-local';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('brand order to running campaign, end to end', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
   let control: SimulatorControl;
   let ingress: RunningIngress;
+  let front: SwitchableProxy;
   let workers: RunningWorkers;
   let registry: RegistryClient;
   const taskQueue = `e2e-${uniqueRef('wf')}`;
@@ -72,21 +61,26 @@ describe('brand order to running campaign, end to end', () => {
       apiKey: DEFAULT_ACCOUNT.apiKey,
       apiSecret: DEFAULT_ACCOUNT.apiSecret,
     });
-    const port = await freePort();
-    const webhookUrl = `http://127.0.0.1:${port}/webhooks/registry`;
+    // The webhook URL's port is a proxy's, bound once; the ingress listens on port 0 behind it, and
+    // its internal listener too (never the default 8471 another test's ingress may hold).
+    front = new SwitchableProxy({ host: '127.0.0.1', port: 0 });
+    const webhookUrl = `http://127.0.0.1:${await front.listen()}/webhooks/registry`;
     ingress = await startIngress({
       config: parseIngressConfig({
         TCR_WEBHOOK_URL: webhookUrl,
         TCR_WEBHOOK_SECRETS: SECRET,
-        TCR_INGRESS_PORT: String(port),
+        TCR_INGRESS_PORT: '0',
+        TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
         TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
       }),
       client: env.client,
       logger: pino({ level: 'silent' }),
     });
+    front.forwardTo({ host: '127.0.0.1', port: Number(new URL(ingress.url).port) });
+    await front.up();
     await control.setWebhookSecret({ secret: SECRET });
     for (const eventCategory of Object.keys(EVENT_CATEGORIES))
-      await registry.putWebhookSubscription({ eventCategory, webhookEndpoint: ingress.endpoint });
+      await registry.putWebhookSubscription({ eventCategory, webhookEndpoint: webhookUrl });
 
     const bundle = await workflowBundle(workflowsPath);
     workers = await createWorkers(
@@ -121,6 +115,7 @@ describe('brand order to running campaign, end to end', () => {
   afterAll(async () => {
     await workers?.shutdown();
     await ingress?.close();
+    await front?.close();
     await registry?.close();
     await sim?.close();
     await env?.teardown();
@@ -134,7 +129,7 @@ describe('brand order to running campaign, end to end', () => {
       {
         reference: brandReference,
         account: ACCOUNT,
-        brand: privateBrand(brandReference, {
+        brand: privateBrand({
           entityType: 'PUBLIC_PROFIT',
           companyName: 'Acme Public Corp',
           stockSymbol: 'ACME',

@@ -35,7 +35,9 @@ export interface BrandState {
   loop: LoopState;
 }
 
-export function initialBrandState(input: BrandWorkflowInput): BrandState {
+export function initialBrandState(
+  input: BrandWorkflowInput & { registration: NonNullable<BrandWorkflowInput['registration']> },
+): BrandState {
   return {
     status: {
       workflowType: 'brand',

@@ -14,6 +14,7 @@
  * allow are one table (./phases.ts); the state is one object (./state.ts).
  */
 import {
+  ApplicationFailure,
   allHandlersFinished,
   CancellationScope,
   type ChildWorkflowHandle,
@@ -94,6 +95,18 @@ import { type BrandOperation, brandPhases } from './phases.js';
 import { type BrandState, initialBrandState } from './state.js';
 
 export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
+
+/** A first run's input must carry the registration (the order API always sends it). */
+function withRegistration(
+  input: BrandWorkflowInput,
+): BrandWorkflowInput & { registration: NonNullable<BrandWorkflowInput['registration']> } {
+  if (!input.registration)
+    throw ApplicationFailure.nonRetryable(
+      'a brand workflow starts with its registration (BrandWorkflowInput.registration)',
+      'InvalidWorkflowInput',
+    );
+  return { ...input, registration: input.registration };
+}
 /** How long an ending brand waits for the vets it stopped to close. */
 const CHILD_SETTLE_MS = 10 * 60 * 1000;
 const WATCHERS_LIMIT = 1_000;
@@ -106,7 +119,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   const self = workflowInfo().workflowId;
   /** Vet workflows this run started (children send their completion to the run that started them). */
   const childrenOfThisRun = new Map<string, ChildWorkflowHandle<typeof vetWorkflow>>();
-  const state: BrandState = input.carried ?? initialBrandState(input);
+  const state: BrandState = input.carried ?? initialBrandState(withRegistration(input));
   if (input.carried) state.status.runs = ++state.loop.runs;
   const status = state.status;
   const wakeup = new Wakeup();
@@ -636,7 +649,9 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
           `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`,
         );
         state.deliveries = dedupe.toJSON();
-        return continueAsNew<typeof brandWorkflow>({ ...input, carried: state });
+        // The registration travels only inside the state, and only until the brand is registered.
+        const { registration: _atStart, ...next } = input;
+        return continueAsNew<typeof brandWorkflow>({ ...next, carried: state });
       },
     });
   } catch (error) {
