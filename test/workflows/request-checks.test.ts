@@ -4,7 +4,9 @@
  * field, what a raw Temporal client could still send. The workflow bundle must not contain zod.
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as edge from '../../src/orders/request-schemas.js';
 import { REQUEST_LIMITS } from '../../src/registry/request-limits.js';
 import { BrandUpdateSchema, CampaignUpdateSchema } from '../../src/registry/schemas.js';
 import {
@@ -289,6 +291,62 @@ describe('workflow request checks', () => {
     for (const [request, schema, check, message] of over) {
       expect(schema.safeParse(request).success, String(message)).toBe(false);
       expect(() => check(request)).toThrow(message);
+    }
+  });
+
+  it('under arbitrary JSON: throw only their own refusal, and accept whatever the strict edge accepts', () => {
+    const pairs: [
+      { safeParse(v: unknown): { success: boolean; data?: unknown } },
+      (r: unknown) => unknown,
+      object,
+    ][] = [
+      [edge.StrictCorrectBrandRequestSchema, checkCorrectBrandRequest, valid.correctBrand[1]!],
+      [edge.StrictAppealRequestSchema, checkAppealRequest, valid.appeal[1]!],
+      [edge.StrictOrderVetRequestSchema, checkOrderVetRequest, valid.orderVet[0]!],
+      [edge.StrictImportVetRequestSchema, checkImportVetRequest, valid.importVet[1]!],
+      [edge.StrictCancelRequestSchema, checkCancelRequest, valid.cancel[0]!],
+      [edge.StrictApproveFeeRequestSchema, checkApproveFeeRequest, valid.approveFee[1]!],
+      [edge.StrictResubmitRequestSchema, checkResubmitRequest, valid.resubmit[1]!],
+      [edge.StrictShareWithRequestSchema, checkShareWithRequest, valid.shareWith[0]!],
+      [edge.StrictAcknowledgeRequestSchema, checkAcknowledgeRequest, valid.acknowledge[0]!],
+    ];
+    const names = [
+      ...Object.keys(BrandUpdateSchema.shape),
+      ...Object.keys(CampaignUpdateSchema.shape),
+      'patch',
+      'changes',
+      'revet',
+    ];
+    const fields = fc.dictionary(
+      fc.oneof(fc.constantFrom(...names), fc.string()),
+      fc.jsonValue({ maxDepth: 2 }),
+      {
+        maxKeys: 6,
+      },
+    );
+    for (const [schema, check, base] of pairs) {
+      const values = fc.oneof(
+        fc.jsonValue(),
+        fields.map((f) => ({ ...base, ...f })),
+        fields.map((f) => ({ ...base, patch: f })),
+        fields.map((f) => ({ ...base, changes: f })),
+        fc
+          .dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+          .map((attributes) => ({ ...base, patch: { optionalAttributes: attributes } })),
+      );
+      fc.assert(
+        fc.property(values, (value) => {
+          try {
+            check(value);
+          } catch (error) {
+            expect(error).toBeInstanceOf(Error);
+            expect((error as Error).message).toMatch(/^invalid /);
+          }
+          const parsed = schema.safeParse(value);
+          if (parsed.success) expect(() => check(parsed.data)).not.toThrow();
+        }),
+        { numRuns: 150 },
+      );
     }
   });
 
