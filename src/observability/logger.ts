@@ -37,9 +37,37 @@ const levelMethod: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error
 };
 
 /**
+ * An error as the worker's log may show it: its kind, never its message, stack or details. A
+ * registry's error text can repeat a field's value (an EIN, an e-mail), and the SDK logs every failed
+ * activity attempt with its error (`Activity failed`, at warn): the full failure stays in the
+ * (encrypted) history, where operators read it through the codec server.
+ */
+export function loggableError(error: Error): Record<string, unknown> {
+  const failure = error as Error & { type?: unknown; nonRetryable?: unknown; details?: unknown };
+  const details = Array.isArray(failure.details)
+    ? (failure.details[0] as { status?: unknown } | undefined)
+    : undefined;
+  return {
+    name: error.name,
+    ...(typeof failure.type === 'string' ? { type: failure.type } : {}),
+    ...(typeof failure.nonRetryable === 'boolean' ? { nonRetryable: failure.nonRetryable } : {}),
+    ...(typeof details?.status === 'number' ? { status: details.status } : {}),
+    ...(error.cause instanceof Error ? { cause: loggableError(error.cause) } : {}),
+  };
+}
+
+function withLoggableErrors(meta: LogMetadata): LogMetadata {
+  const out: LogMetadata = {};
+  for (const [key, value] of Object.entries(meta))
+    out[key] = value instanceof Error ? loggableError(value) : value;
+  return out;
+}
+
+/**
  * A Temporal `Logger` that writes through pino. Metadata (workflow id, task queue, sdkComponent,
  * ...) becomes fields of the record; secret-named keys are redacted at any depth; symbol keys (the
- * SDK's internal timestamp) are dropped.
+ * SDK's internal timestamp) are dropped; an error in the metadata is logged by its kind only
+ * (`loggableError`: no message, stack or details, which may repeat personal data).
  */
 export function pinoTemporalLogger(logger: PinoLogger): TemporalLogger {
   const write = (level: LogLevel, message: string, meta?: LogMetadata): void => {
@@ -48,7 +76,7 @@ export function pinoTemporalLogger(logger: PinoLogger): TemporalLogger {
       logger[method](message);
       return;
     }
-    logger[method](redactSecrets(meta) as Record<string, unknown>, message);
+    logger[method](redactSecrets(withLoggableErrors(meta)) as Record<string, unknown>, message);
   };
   return {
     log: write,

@@ -3,8 +3,10 @@
  * installed with `runtimeTelemetryOptions` serves `temporal_*` Prometheus metrics after a workflow
  * has run on a real (time-skipping) Temporal server.
  */
+
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
+import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +45,27 @@ function freePort(): Promise<number> {
 }
 
 describe('pinoTemporalLogger', () => {
+  it("logs a failed activity's error by its kind only: no registry text, stack or details", () => {
+    const out = new Lines();
+    const logger = pinoTemporalLogger(
+      createLogger({ component: 'worker', level: 'debug', destination: out }),
+    );
+    const error = ApplicationFailure.create({
+      type: 'RegistryValidation',
+      message: 'registry refused the request (400): EIN 98-7654321 does not match cfo@globex.example',
+      nonRetryable: true,
+      details: [{ status: 400, errors: [{ description: 'EIN 98-7654321 invalid', fields: ['ein'] }] }],
+    });
+    logger.warn('Activity failed', { activityType: 'registerBrand', attempt: 1, error });
+    const [record] = out.records();
+    expect(record).toMatchObject({
+      msg: 'Activity failed',
+      activityType: 'registerBrand',
+      error: { name: 'ApplicationFailure', type: 'RegistryValidation', nonRetryable: true, status: 400 },
+    });
+    expect(out.lines.join('\n')).not.toMatch(/98-7654321|cfo@globex|at /);
+  });
+
   it('writes one JSON record per message with the metadata as fields and secrets redacted', () => {
     const out = new Lines();
     const logger = pinoTemporalLogger(
