@@ -285,6 +285,34 @@ describe('registry faults in the vet workflow', () => {
   );
 });
 
+describe('an operator during a total outage', () => {
+  it(
+    'every registry path answering 401 or 500: a correction is answered failed in the registry words, not left waiting',
+    LOOP_TIMEOUT,
+    async () => {
+      for (const cls of ['401', '500'] as const) {
+        const fake = new FakeRegistry();
+        fake.identityOnRegister = () => 'UNVERIFIED';
+        await withWorkers(env, activities(fake), async (w) => {
+          const { reference, handle } = await order(w);
+          await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+          fake.failAll(cls);
+          await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
+          await pastRetryWindow();
+          await waitForStatus(handle, (s) => registryError(s) !== undefined);
+          // The loop is backing off (1 min doubling): the operation must not wait for that.
+          const pending = correctBrand(env.client, reference, { patch: { companyName: 'Acme Widgets Inc' } });
+          await pastRetryWindow();
+          const outcome = await pending;
+          expect(outcome, cls).toMatchObject({ outcome: 'failed', phase: 'needs-correction' });
+          expect(outcome.detail, cls).toMatch(words[cls]);
+          await expectRunning(handle);
+        });
+      }
+    },
+  );
+});
+
 describe('a 404 ends a brand only when the registry confirms it', () => {
   it('a wrong base URL (404 everywhere, the list too) never deletes: needs-action, then ready when it clears', async () => {
     const fake = new FakeRegistry();
