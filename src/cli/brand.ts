@@ -10,11 +10,11 @@ import {
 } from '../orders/brand-client.js';
 import { OrderValidationError, parseBrandOrder } from '../orders/brand-order.js';
 import {
-  AppealRequestSchema,
-  brandStatusQuery,
-  CancelRequestSchema,
-  CorrectBrandRequestSchema,
-} from '../workflows/brand-messages.js';
+  StrictAppealRequestSchema as AppealRequestSchema,
+  StrictCancelRequestSchema as CancelRequestSchema,
+  StrictCorrectBrandRequestSchema as CorrectBrandRequestSchema,
+} from '../orders/request-schemas.js';
+import { brandStatusQuery } from '../workflows/brand-messages.js';
 import { brandWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';

@@ -12,13 +12,13 @@ import {
   startCampaignOrder,
 } from '../orders/campaign-orders.js';
 import {
-  AcknowledgeRequestSchema,
-  ApproveFeeRequestSchema,
-  CampaignCancelRequestSchema,
-  campaignStatusQuery,
-  ResubmitRequestSchema,
-  ShareWithRequestSchema,
-} from '../workflows/campaign-messages.js';
+  StrictAcknowledgeRequestSchema as AcknowledgeRequestSchema,
+  StrictApproveFeeRequestSchema as ApproveFeeRequestSchema,
+  StrictCampaignCancelRequestSchema as CampaignCancelRequestSchema,
+  StrictResubmitRequestSchema as ResubmitRequestSchema,
+  StrictShareWithRequestSchema as ShareWithRequestSchema,
+} from '../orders/request-schemas.js';
+import { campaignStatusQuery } from '../workflows/campaign-messages.js';
 import { campaignWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';

@@ -29,7 +29,7 @@ export function readJsonFile(path: string): unknown {
 /** Parses `value` with `schema`, or throws InputValidationError with every field error. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, source: string): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new InputValidationError(source, fieldErrorsOf(parsed.error));
+  if (!parsed.success) throw new InputValidationError(source, fieldErrorsOf(parsed.error, schema));
   return parsed.data;
 }
 

@@ -1,6 +1,9 @@
 /** `tcr vet order|import`: external vetting of a brand, run by the brand's workflow (a child vet workflow). */
 import { importVet, orderVet } from '../orders/brand-client.js';
-import { ImportVetRequestSchema, OrderVetRequestSchema } from '../workflows/brand-messages.js';
+import {
+  StrictImportVetRequestSchema as ImportVetRequestSchema,
+  StrictOrderVetRequestSchema as OrderVetRequestSchema,
+} from '../orders/request-schemas.js';
 import { brandWorkflowId } from '../workflows/ids.js';
 import { connectionHelp, parseCommand, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';

@@ -12,6 +12,7 @@ import { renderStatus, summarizeStatus } from '../../src/cli/render-status.js';
 import { subscriptionLine } from '../../src/cli/webhooks.js';
 import type { BrandStatus } from '../../src/workflows/brand-types.js';
 import { emptyAuditTrail } from '../../src/workflows/entity/audit.js';
+import { tcr } from './support.js';
 
 const ESC = '\u001b';
 
@@ -43,6 +44,27 @@ describe('--set field names', () => {
       n: 5,
       a: { b: 'c', d: [1] },
     });
+  });
+});
+
+describe('operator commands as typed, with a misspelt field', () => {
+  it('refuse it by name, with the field it probably means, exit 3, before connecting to Temporal', async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['brand', 'correct', 'acme', '--set', 'webSite=https://x.example', '--set', 'email=a@b.example'],
+        /patch\.webSite: unknown field \(did you mean website\?\)/,
+      ],
+      [
+        ['campaign', 'resubmit', 'acme-c', '--set', 'sample1=Hi', '--set', 'descripton=x'],
+        /changes\.descripton: unknown field \(did you mean description\?\)/,
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      // No client and no TEMPORAL_ADDRESS: reaching Temporal would fail differently.
+      const run = await tcr(argv);
+      expect(run.code, argv.join(' ')).toBe(3);
+      expect(run.stderr, argv.join(' ')).toMatch(message);
+    }
   });
 });
 
