@@ -27,6 +27,28 @@ export {
 // The order system's Temporal client, connected as the worker, the ingress and tcr connect
 // (TEMPORAL_* and temporal.toml through @temporalio/envconfig) with the product's data converter.
 export { connectOrderClient, type OrderClient, type OrderClientOptions } from './config/order-client.js';
+// Ids, task queues, search attributes.
+export {
+  brandWorkflowId,
+  campaignWorkflowId,
+  type ParkedEntityKind,
+  parkedEventsByReferenceWorkflowId,
+  parkedEventsWorkflowId,
+  referenceFromWorkflowId,
+  referencePattern,
+  vetWorkflowId,
+} from './contracts/ids.js';
+export {
+  AccountKey,
+  allSearchAttributeKeys,
+  BrandIdKey,
+  BrandReferenceKey,
+  CampaignIdKey,
+  NeedsActionKey,
+  PhaseKey,
+} from './contracts/search-attributes.js';
+export type { RegistryEventDelivery } from './contracts/signals.js';
+export { WORKFLOW_TASK_QUEUE } from './contracts/task-queues.js';
 // Brand orders: schema, validation, start / steer / query / wait.
 export {
   appealBrand,
@@ -147,26 +169,4 @@ export { terminalCampaignPhases } from './workflows/campaign-types.js';
 // Workflow and status types.
 export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
 export type { OperationOutcome, OperationOutcomeKind } from './workflows/entity/operations.js';
-// Ids, task queues, search attributes.
-export {
-  brandWorkflowId,
-  campaignWorkflowId,
-  type ParkedEntityKind,
-  parkedEventsByReferenceWorkflowId,
-  parkedEventsWorkflowId,
-  referenceFromWorkflowId,
-  referencePattern,
-  vetWorkflowId,
-} from './workflows/ids.js';
 export { type ParkedEventsView, parkedEventsQuery } from './workflows/parked-events.js';
-export {
-  AccountKey,
-  allSearchAttributeKeys,
-  BrandIdKey,
-  BrandReferenceKey,
-  CampaignIdKey,
-  NeedsActionKey,
-  PhaseKey,
-} from './workflows/search-attributes.js';
-export type { RegistryEventDelivery } from './workflows/signals.js';
-export { WORKFLOW_TASK_QUEUE } from './workflows/task-queues.js';

@@ -8,17 +8,7 @@
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { RegistryClient } from '../registry/client.js';
-import { NotFoundError } from '../registry/errors.js';
-import {
-  type Campaign,
-  contactVerificationRequired,
-  type EntityType,
-  EntityTypes,
-  type SharingRecord,
-} from '../registry/schemas.js';
-import type { BrandStatus } from '../workflows/brand-types.js';
-import { brandWorkflowId } from '../workflows/ids.js';
+import { RegistryFailureTypes } from '../contracts/activity-types.js';
 import type {
   BrandReadiness,
   CampaignActivities,
@@ -28,11 +18,22 @@ import type {
   CampaignWriteActivities,
   MnoMetadataRecord,
   SharingSnapshot,
-} from './campaign-types.js';
+} from '../contracts/campaign-activity-types.js';
+import { brandWorkflowId } from '../contracts/ids.js';
+import type { RegistryClient } from '../registry/client.js';
+import { NotFoundError } from '../registry/errors.js';
+import {
+  type Campaign,
+  contactVerificationRequired,
+  type EntityType,
+  EntityTypes,
+  type SharingRecord,
+} from '../registry/schemas.js';
+import { brandStatusQuery } from '../workflows/brand-definitions.js';
+import type { BrandStatus } from '../workflows/brand-types.js';
 import { mapRegistryErrors } from './failures.js';
 import { attemptCallOptions } from './heartbeat.js';
 import type { RegistryClientResolver } from './registry-activities.js';
-import { RegistryFailureTypes } from './types.js';
 
 export interface CampaignActivitiesOptions {
   /** Temporal client for the brand workflow query; default the activity context's client. */
@@ -163,7 +164,7 @@ async function brandWorkflowStatus(
   brandReference: string,
 ): Promise<BrandStatus | undefined> {
   try {
-    return await temporal.workflow.getHandle(brandWorkflowId(brandReference)).query<BrandStatus>('status');
+    return await temporal.workflow.getHandle(brandWorkflowId(brandReference)).query(brandStatusQuery);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;

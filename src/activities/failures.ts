@@ -3,6 +3,7 @@
  * expect. Messages come from the client's errors, which never contain credentials.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { type RegistryFailureDetails, RegistryFailureTypes } from '../contracts/activity-types.js';
 import {
   NotFoundError,
   RateLimitedError,
@@ -13,7 +14,6 @@ import {
   RegistryValidationError,
   UnauthorizedError,
 } from '../registry/errors.js';
-import { type RegistryFailureDetails, RegistryFailureTypes } from './types.js';
 
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure) return error;

@@ -7,10 +7,6 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { RegistryClient } from '../registry/client.js';
-import type { Brand, ExternalVet } from '../registry/schemas.js';
-import { mapRegistryErrors } from './failures.js';
-import { attemptCallOptions } from './heartbeat.js';
 import {
   type BrandSnapshot,
   type RegistryActivities,
@@ -18,7 +14,11 @@ import {
   type RegistryReadActivities,
   type RegistryWriteActivities,
   type VetRecord,
-} from './types.js';
+} from '../contracts/activity-types.js';
+import type { RegistryClient } from '../registry/client.js';
+import type { Brand, ExternalVet } from '../registry/schemas.js';
+import { mapRegistryErrors } from './failures.js';
+import { attemptCallOptions } from './heartbeat.js';
 
 /** Resolves an account name to its client; undefined for an account the worker does not serve. */
 export type RegistryClientResolver = (account: string) => RegistryClient | undefined;

@@ -12,8 +12,8 @@
  * its audit trail (`tcr status ID`, cause `webhook`).
  */
 import type { Client } from '@temporalio/client';
+import type { RegistryEventDelivery } from '../contracts/signals.js';
 import { type ParkedEventsView, parkedEventsQuery } from '../workflows/parked-events.js';
-import type { RegistryEventDelivery } from '../workflows/signals.js';
 import { connectionHelp, parseCommand, positiveInt } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import type { CliContext } from './context.js';

@@ -1,14 +1,14 @@
 /** `tcr list`: brand and campaign workflows found by their search attributes (a visibility query). */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { AuditTrail } from '../workflows/entity/audit.js';
 import {
   AccountKey,
   BrandIdKey,
   CampaignIdKey,
   NeedsActionKey,
   PhaseKey,
-} from '../workflows/search-attributes.js';
-import { accountNamePattern } from '../workflows/task-queues.js';
+} from '../contracts/search-attributes.js';
+import { accountNamePattern } from '../contracts/task-queues.js';
+import type { AuditTrail } from '../workflows/entity/audit.js';
 import { connectionHelp, parseCommand, positiveInt } from './args.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './errors.js';

@@ -1,9 +1,10 @@
 /** `tcr status ID`: a workflow's `status` query, rendered for people or as JSON. */
+
+import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
 import { brandStatusQuery } from '../workflows/brand-messages.js';
 import type { BrandStatus } from '../workflows/brand-types.js';
 import { campaignStatusQuery } from '../workflows/campaign-messages.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
-import { brandWorkflowId, campaignWorkflowId } from '../workflows/ids.js';
 import { parkedEventsQuery } from '../workflows/parked-events.js';
 import { connectionHelp, parseCommand, positiveInt } from './args.js';
 import type { CliCommand } from './command.js';

@@ -11,10 +11,10 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { accountNamePattern } from '../contracts/task-queues.js';
 import type { RegistryClientOptions } from '../registry/client.js';
 import { hostsVariable, registryEnvironmentSettings } from '../registry/config.js';
 import { checkBaseUrl, type RemoteEnvironment, RemoteEnvironmentNames } from '../registry/environments.js';
-import { accountNamePattern } from '../workflows/task-queues.js';
 
 export const RegistryEnvironmentSchema = z.enum(['local', 'qa', 'staging', 'preview', 'production']);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
 import { MIN_SECRET_BYTES, readWebhookSecretsFile } from '../config/webhook-secrets.js';
-import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { isLoopbackHost, parseCidrList } from './source-addresses.js';
 
 /** The ingress configuration, parsed from the environment by `parseIngressConfig`. */

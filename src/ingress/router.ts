@@ -1,5 +1,4 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { RegistryEvent } from '../registry/events.js';
 import {
   brandWorkflowId,
   campaignWorkflowId,
@@ -7,10 +6,11 @@ import {
   parkedEventsByReferenceWorkflowId,
   parkedEventsWorkflowId,
   referencePattern,
-} from '../workflows/ids.js';
+} from '../contracts/ids.js';
+import { BrandIdKey, CampaignIdKey } from '../contracts/search-attributes.js';
+import { type RegistryEventDelivery, registryEventSignal } from '../contracts/signals.js';
+import type { RegistryEvent } from '../registry/events.js';
 import type { ParkedEventsInput, parkedEvents } from '../workflows/parked-events.js';
-import { BrandIdKey, CampaignIdKey } from '../workflows/search-attributes.js';
-import { type RegistryEventDelivery, registryEventSignal } from '../workflows/signals.js';
 import { LruMap } from './bounded.js';
 import type { RouteVia } from './metrics.js';
 

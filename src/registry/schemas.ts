@@ -18,7 +18,7 @@ export {
   subUsecaseIssues,
 } from './rules.js';
 
-import { referencePattern } from '../workflows/ids.js';
+import { referencePattern } from './reference.js';
 import { REQUEST_LIMITS as LIMIT } from './request-limits.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -69,7 +69,7 @@ export const OPTIONAL_ATTRIBUTE_STRING_MAX = 512;
 /** `resellerId` value meaning "no reseller" (spec, fact 7). */
 export const NO_RESELLER = 'R000000';
 
-/** The CSP's own reference, sent as `referenceId` (src/workflows/ids.ts `referencePattern`). */
+/** The CSP's own reference, sent as `referenceId` (./reference.ts `referencePattern`). */
 export const ReferenceIdSchema = z
   .string()
   .regex(referencePattern, 'referenceId must match the reference pattern (letters, digits, . _ : -; 1-100)');

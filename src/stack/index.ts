@@ -11,6 +11,7 @@ import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worke
 import type { RunningCodecServer } from '../codec/codec-server.js';
 import { dataConverter, failureConverterPath } from '../codec/data-converter.js';
 import type { WorkerConfig } from '../config/worker-config.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   createIngressClient,
   parseIngressConfig,
@@ -20,7 +21,6 @@ import {
 import { SimulatorControl } from '../simulator/control-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../simulator/index.js';
 import { createWorkers, type RunningWorkers, workflowsPath } from '../workers/create-workers.js';
-import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { startLocalCodec, writeTemporalCliConfig } from './codec.js';
 import { type ExampleSubmission, loadExamples, submitExamples } from './examples.js';
 import {

@@ -1,5 +1,5 @@
 import { SearchAttributeType } from '@temporalio/common';
-import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
+import { allSearchAttributeKeys } from '../contracts/search-attributes.js';
 
 const cliTypeNames: Record<string, string> = {
   [SearchAttributeType.KEYWORD]: 'Keyword',

@@ -15,25 +15,28 @@ import {
   createCampaignReadActivities,
   createCampaignWriteActivities,
 } from '../activities/campaign-activities.js';
-import type { CampaignReadActivities, CampaignWriteActivities } from '../activities/campaign-types.js';
 import { withHeartbeat } from '../activities/heartbeat.js';
 import {
   createRegistryReadActivities,
   createRegistryWriteActivities,
   type RegistryClientResolver,
 } from '../activities/registry-activities.js';
-import type { RegistryReadActivities, RegistryWriteActivities } from '../activities/types.js';
 import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { registryClientOptions } from '../config/accounts.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { CspAccountConfig, WorkerConfig } from '../config/worker-config.js';
-import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
-import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
+import type { RegistryReadActivities, RegistryWriteActivities } from '../contracts/activity-types.js';
+import type {
+  CampaignReadActivities,
+  CampaignWriteActivities,
+} from '../contracts/campaign-activity-types.js';
 import {
   registryReadsTaskQueue,
   registryWritesTaskQueue,
   WORKFLOW_TASK_QUEUE,
-} from '../workflows/task-queues.js';
+} from '../contracts/task-queues.js';
+import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
+import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 
 /**
  * On shutdown, a registry call in flight gets this long to finish before its activity is cancelled:

@@ -2,7 +2,7 @@
  * Per-MNO views of a campaign from the registry's mnoMetadata (spec, "Campaign MNO metadata"), and
  * the reasons an MNO would not accept the campaign's content. Pure: used in workflow code.
  */
-import type { MnoMetadataRecord } from '../activities/campaign-types.js';
+import type { MnoMetadataRecord } from '../contracts/campaign-activity-types.js';
 import type { CampaignContent, MnoView } from './campaign-types.js';
 
 function sampleCount(content: CampaignContent): number {

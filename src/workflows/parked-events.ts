@@ -22,9 +22,13 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ParkedEntityKind } from './ids.js';
-import { BrandIdKey, BrandReferenceKey, CampaignIdKey, PhaseKey } from './search-attributes.js';
-import { claimParkedEventsSignal, type RegistryEventDelivery, registryEventSignal } from './signals.js';
+import type { ParkedEntityKind } from '../contracts/ids.js';
+import { BrandIdKey, BrandReferenceKey, CampaignIdKey, PhaseKey } from '../contracts/search-attributes.js';
+import {
+  claimParkedEventsSignal,
+  type RegistryEventDelivery,
+  registryEventSignal,
+} from '../contracts/signals.js';
 
 export const DEFAULT_PARKED_RETENTION_MS = 30 * 24 * 3600_000;
 export const DEFAULT_CLAIM_GRACE_MS = 10 * 60_000;

@@ -3,7 +3,7 @@
  * their own (`now` is passed in). The workflow applies what they return; tests call them directly.
  */
 
-import type { BrandSnapshot, VetRecord } from '../../activities/types.js';
+import type { BrandSnapshot, VetRecord } from '../../contracts/activity-types.js';
 import { contactVerificationRequired } from '../../registry/rules.js';
 import type { EntityType } from '../../registry/schemas.js';
 import type { VetProgress } from '../brand-definitions.js';

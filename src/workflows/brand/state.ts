@@ -3,7 +3,7 @@
  * the workflow remembers lives here (no loose variables), so nothing can be forgotten at a
  * continue-as-new; a test checks that every field survives one.
  */
-import type { BrandSnapshot } from '../../activities/types.js';
+import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { BrandRegistration } from '../../registry/schemas.js';
 import type { BrandStatus, BrandWorkflowInput } from '../brand-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';

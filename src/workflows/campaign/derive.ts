@@ -3,7 +3,11 @@
  * of their own (`now` is passed in). The workflow applies what they return; tests call them directly.
  * Every decision keeps a final phase: a final phase is never left.
  */
-import type { BrandReadiness, CampaignSnapshot, SharingSnapshot } from '../../activities/campaign-types.js';
+import type {
+  BrandReadiness,
+  CampaignSnapshot,
+  SharingSnapshot,
+} from '../../contracts/campaign-activity-types.js';
 import type { CampaignPhase } from '../campaign-types.js';
 import { isFinalCampaignPhase } from './phases.js';
 

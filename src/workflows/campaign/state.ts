@@ -3,7 +3,7 @@
  * the workflow remembers lives here (no loose variables), so nothing can be forgotten at a
  * continue-as-new; a test checks that it survives one.
  */
-import type { CampaignSnapshot, MnoMetadataRecord } from '../../activities/campaign-types.js';
+import type { CampaignSnapshot, MnoMetadataRecord } from '../../contracts/campaign-activity-types.js';
 import type { CampaignContent, CampaignStatus, CampaignWorkflowInput } from '../campaign-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';

@@ -21,7 +21,7 @@
  * workflow has exhausted that window.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
-import type { RegistryFailureDetails } from '../../activities/types.js';
+import type { RegistryFailureDetails } from '../../contracts/activity-types.js';
 
 export type RegistryFailureClass =
   | 'rejected'

@@ -1,5 +1,5 @@
 /** The vet workflow's decisions as plain functions (no workflow API). */
-import type { VetRecord } from '../../activities/types.js';
+import type { VetRecord } from '../../contracts/activity-types.js';
 import type { VetProgress } from '../brand-definitions.js';
 import type { VetState } from '../brand-types.js';
 

@@ -1,0 +1,124 @@
+/**
+ * The activity interface between workflows and the registry. Inputs name the CSP account (never its
+ * credentials: workers hold those, per account); results are small records without secrets. These
+ * records are what workflow history stores, so they carry only what workflows decide on.
+ */
+import type { BrandRegistration, BrandUpdate } from '../registry/schemas.js';
+
+export interface AccountInput {
+  /** CSP account name from worker configuration (TCR_ACCOUNTS[].name). */
+  account: string;
+}
+
+export interface BrandInput extends AccountInput {
+  brandId: string;
+}
+
+/** The part of a registry brand record the workflows decide on. */
+export interface BrandSnapshot {
+  brandId: string;
+  referenceId?: string | null;
+  entityType: string;
+  /** 'ACTIVE' while the brand exists; anything else (e.g. 'DELETED') ends its workflow. */
+  status: string;
+  identityStatus: string;
+  businessContactEmailVerifiedDate?: string | null;
+  /**
+   * When a sole proprietor's mobile phone passed its one-time-password check: the "further
+   * verification" the spec requires of sole proprietors before campaigns. The spec names no field for
+   * it; the simulator reports `mobilePhoneVerifiedDate` and the product reads that name.
+   */
+  mobilePhoneVerifiedDate?: string | null;
+  optionalAttributes: Record<string, unknown>;
+}
+
+export interface VetRecord {
+  evpId: string;
+  vettingId?: string | null;
+  vettingClass?: string | null;
+  vettingStatus: string;
+  vettingScore?: number | null;
+  reasons?: string[] | null;
+  vettedDate?: string | null;
+  createDate?: string | null;
+}
+
+export interface AppealRequestBody {
+  appealCategories: string[];
+  attachmentUuids: string[];
+  explanation: string;
+  evpId?: string;
+  vettingId?: string;
+}
+
+/** GETs: run on `registry-reads/{account}` (20 per second per account). */
+export interface RegistryReadActivities {
+  getBrand(input: BrandInput): Promise<BrandSnapshot>;
+  listExternalVets(input: BrandInput): Promise<VetRecord[]>;
+  /** The brand registered under this referenceId, or null (`GET /brand` list): confirms a 404. */
+  findBrandByReference(input: AccountInput & { referenceId: string }): Promise<BrandSnapshot | null>;
+  /** Campaigns of the brand whose status is ACTIVE (brand update group 1 needs none). */
+  countActiveCampaigns(input: BrandInput): Promise<number>;
+}
+
+/** Writes: run on `registry-writes/{account}` (2 per second = 20 per 10 s per account). */
+export interface RegistryWriteActivities {
+  /** Idempotent by `registration.referenceId`: a retry after a timeout finds the brand it created. */
+  registerBrand(input: AccountInput & { registration: BrandRegistration }): Promise<BrandSnapshot>;
+  updateBrand(input: BrandInput & { patch: BrandUpdate }): Promise<BrandSnapshot>;
+  revetBrand(input: BrandInput): Promise<BrandSnapshot>;
+  appealBrand(input: BrandInput & { appeal: AppealRequestBody }): Promise<void>;
+  /**
+   * May be billed. On a retried attempt, or when the workflow asks (`adoptInProgress`: an earlier call
+   * may have reached the registry), a vet of this provider and class still in progress is returned
+   * instead of ordering another.
+   */
+  orderExternalVet(
+    input: BrandInput & { evpId: string; vettingClass: string; adoptInProgress?: boolean },
+  ): Promise<VetRecord>;
+  importExternalVet(
+    input: BrandInput & { evpId: string; vettingId: string; vettingToken?: string },
+  ): Promise<VetRecord>;
+}
+
+export type RegistryActivities = RegistryReadActivities & RegistryWriteActivities;
+
+/**
+ * ApplicationFailure types the activities throw. Workflows turn the non-retryable ones into an
+ * operator action (needs-action with the registry's message) instead of failing.
+ */
+export const RegistryFailureTypes = {
+  /** 400: the registry refused the request; details: RegistryFailureDetails. Non-retryable. */
+  validation: 'RegistryValidation',
+  /** 401: the worker's credentials for the account are wrong. Non-retryable. */
+  unauthorized: 'RegistryUnauthorized',
+  /** 404: no such record. Non-retryable. */
+  notFound: 'RegistryNotFound',
+  /** The request failed the client's own checks; nothing was sent. Non-retryable. */
+  invalidRequest: 'RegistryInvalidRequest',
+  /** 429: retried after the registry's delay (`nextRetryDelay`). */
+  rateLimited: 'RegistryRateLimited',
+  /** 5xx, 590, timeouts, network: retried with backoff. */
+  transient: 'RegistryTransient',
+  /** The worker has no configuration for the account named. Non-retryable. */
+  unknownAccount: 'UnknownAccount',
+  /** The account's configuration is unsafe or inconsistent (e.g. a refused base URL). Non-retryable. */
+  configuration: 'RegistryConfiguration',
+  /** The registry answered 2xx with a body that is not the spec's record. Retried within the window. */
+  unparsable: 'RegistryUnparsable',
+} as const;
+
+export const nonRetryableRegistryFailureTypes: string[] = [
+  RegistryFailureTypes.validation,
+  RegistryFailureTypes.unauthorized,
+  RegistryFailureTypes.notFound,
+  RegistryFailureTypes.invalidRequest,
+  RegistryFailureTypes.unknownAccount,
+  RegistryFailureTypes.configuration,
+];
+
+/** `details[0]` of a non-retryable registry failure. */
+export interface RegistryFailureDetails {
+  status?: number;
+  errors: { code?: number | string; description: string; fields: string[] }[];
+}

@@ -1,0 +1,24 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Typed search attributes every registration workflow sets, so operators can find entities in the
+ * Web UI (`TcrNeedsAction = true`, `TcrPhase = "running"`) and the ingress can route an event that
+ * carries only a registry id. They must be registered with the namespace before workflows use them:
+ * the dev server is started with them (src/toolchain/dev-server.ts), and temporal-docker registers
+ * them on a real cluster.
+ */
+export const BrandIdKey = defineSearchAttributeKey('TcrBrandId', SearchAttributeType.KEYWORD);
+export const CampaignIdKey = defineSearchAttributeKey('TcrCampaignId', SearchAttributeType.KEYWORD);
+export const BrandReferenceKey = defineSearchAttributeKey('TcrBrandReference', SearchAttributeType.KEYWORD);
+export const PhaseKey = defineSearchAttributeKey('TcrPhase', SearchAttributeType.KEYWORD);
+export const AccountKey = defineSearchAttributeKey('TcrAccount', SearchAttributeType.KEYWORD);
+export const NeedsActionKey = defineSearchAttributeKey('TcrNeedsAction', SearchAttributeType.BOOL);
+
+export const allSearchAttributeKeys = [
+  BrandIdKey,
+  CampaignIdKey,
+  BrandReferenceKey,
+  PhaseKey,
+  AccountKey,
+  NeedsActionKey,
+] as const;
