@@ -12,6 +12,7 @@
  * its audit trail (`tcr status ID`, cause `webhook`).
  */
 import type { Client } from '@temporalio/client';
+import { withTimeout } from '../common/timeout.js';
 import type { RegistryEventDelivery } from '../contracts/signals.js';
 import { type ParkedEventsView, parkedEventsQuery } from '../workflows/parked-events.js';
 import { connectionHelp, parseCommand, positiveInt } from './args.js';
@@ -21,7 +22,6 @@ import { CliError, UsageError } from './errors.js';
 import { help } from './output.js';
 import { oneLine } from './printable.js';
 import { table } from './render-status.js';
-import { withTimeout } from './temporal-calls.js';
 
 export interface ParkedDelivery extends RegistryEventDelivery {
   parkedIn: string;

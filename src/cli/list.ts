@@ -1,5 +1,6 @@
 /** `tcr list`: brand and campaign workflows found by their search attributes (a visibility query). */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { withTimeout } from '../common/timeout.js';
 import {
   AccountKey,
   BrandIdKey,
@@ -14,7 +15,6 @@ import type { CliCommand } from './command.js';
 import { UsageError } from './errors.js';
 import { help } from './output.js';
 import { table } from './render-status.js';
-import { withTimeout } from './temporal-calls.js';
 
 export interface ListFilter {
   needsAction?: boolean;

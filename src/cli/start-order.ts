@@ -1,13 +1,14 @@
 /** What `tcr brand register` and `tcr campaign create` share: validate an order file, start once, show it. */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
+import { withTimeout } from '../common/timeout.js';
 import { parseCommand } from './args.js';
 import type { CliCommand } from './command.js';
 import { type CliFieldError, InputValidationError } from './errors.js';
 import { readJsonFile } from './input.js';
 import { help, printStarted, runIdOf } from './output.js';
 import type { AnyStatus } from './render-status.js';
-import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
+import { callWorkflow, workflowExists } from './temporal-calls.js';
 
 /** How long a start command waits for the first status before printing without it. */
 export const INITIAL_STATUS_TIMEOUT_MS = 5_000;

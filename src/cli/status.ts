@@ -1,5 +1,6 @@
 /** `tcr status ID`: a workflow's `status` query, rendered for people or as JSON. */
 
+import { withTimeout } from '../common/timeout.js';
 import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
 import { brandStatusQuery } from '../workflows/brand-messages.js';
 import type { BrandStatus } from '../workflows/brand-types.js';
@@ -12,7 +13,7 @@ import { CliError, NotFoundError } from './errors.js';
 import { renderParked } from './events.js';
 import { help } from './output.js';
 import { renderStatus } from './render-status.js';
-import { callWorkflow, withTimeout, workflowExists } from './temporal-calls.js';
+import { callWorkflow, workflowExists } from './temporal-calls.js';
 
 /** How long a status query may take (a query needs a worker polling the workflow task queue). */
 export const QUERY_TIMEOUT_MS = 10_000;

@@ -47,19 +47,6 @@ export async function callWorkflow<T>(workflowId: string, what: string, fn: () =
   }
 }
 
-/** Resolves with `promise`'s value, or undefined after `ms` (a query with no worker polling waits long). */
-export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Whether a workflow with this id exists (running or closed). */
 export async function workflowExists(client: Client, workflowId: string): Promise<boolean> {
   try {

@@ -4,6 +4,7 @@
  * waits for, what needs an operator. One change = one line.
  */
 import type { Client } from '@temporalio/client';
+import { withTimeout } from '../common/timeout.js';
 import type { BrandStatus } from '../workflows/brand-types.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
 import { settleWithin } from './settle.js';
@@ -29,18 +30,6 @@ export interface ProgressChange {
 }
 
 const QUERY_TIMEOUT_MS = 2_000;
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function fromBrand(workflowId: string, s: BrandStatus): WorkflowProgress {
   const vets = s.vets.map(
