@@ -7,8 +7,6 @@
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { RegistryFailureTypes } from '../contracts/activity-types.js';
 import type {
   BrandReadiness,
   CampaignActivities,
@@ -20,7 +18,6 @@ import type {
   SharingSnapshot,
 } from '../contracts/campaign-activity-types.js';
 import { brandWorkflowId } from '../contracts/ids.js';
-import type { RegistryClient } from '../registry/client.js';
 import { NotFoundError } from '../registry/errors.js';
 import {
   type Campaign,
@@ -33,22 +30,11 @@ import { brandStatusQuery } from '../workflows/brand-definitions.js';
 import type { BrandStatus } from '../workflows/brand-types.js';
 import { mapRegistryErrors } from './failures.js';
 import { attemptCallOptions } from './heartbeat.js';
-import type { RegistryClientResolver } from './registry-activities.js';
+import { clientOf, type RegistryClientResolver } from './registry-activities.js';
 
 export interface CampaignActivitiesOptions {
   /** Temporal client for the brand workflow query; default the activity context's client. */
   temporalClient?: Client;
-}
-
-function clientOf(resolve: RegistryClientResolver, account: string): RegistryClient {
-  const client = resolve(account);
-  if (!client)
-    throw ApplicationFailure.create({
-      message: `this worker has no configuration for CSP account "${account}"`,
-      type: RegistryFailureTypes.unknownAccount,
-      nonRetryable: true,
-    });
-  return client;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

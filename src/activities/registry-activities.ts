@@ -59,7 +59,8 @@ function currentAttempt(): number {
   }
 }
 
-function clientOf(resolve: RegistryClientResolver, account: string): RegistryClient {
+/** The account's registry client; a non-retryable failure when this worker has no such account. */
+export function clientOf(resolve: RegistryClientResolver, account: string): RegistryClient {
   const client = resolve(account);
   if (!client)
     throw ApplicationFailure.create({
