@@ -2,6 +2,7 @@
  * Types of the campaign workflow: input, phases, status (the `status` query), carried state.
  * Order systems import these (type-only) through src/orders/campaign-orders.ts.
  */
+import type { MnoMetadataRecord } from '../contracts/campaign-activity-types.js';
 import type { CampaignCreation } from '../registry/schemas.js';
 import type { OperatorAction, WaitingFor } from './brand-types.js';
 import type { CampaignState } from './campaign/state.js';
@@ -39,14 +40,12 @@ export type CampaignPhase =
 export const terminalCampaignPhases: readonly CampaignPhase[] = ['expired', 'cancelled'];
 
 /** One MNO's view of the campaign, from the registry's mnoMetadata. */
-export interface MnoView {
+export interface MnoView
+  extends Pick<
+    MnoMetadataRecord,
+    'mno' | 'qualify' | 'mnoReview' | 'mnoSupport' | 'brandTier' | 'brandDailyCap'
+  > {
   mnoId: string;
-  mno?: string;
-  qualify?: boolean;
-  mnoReview?: boolean;
-  mnoSupport?: boolean;
-  brandTier?: string | null;
-  brandDailyCap?: number | null;
   /** Why this MNO would not accept the campaign (empty when it qualifies). */
   reasons: string[];
   /** Operation status reported by the registry (REGISTERED, SUSPENDED, ...) where known. */
