@@ -296,7 +296,7 @@ describe('brand onboarding', () => {
         handle.executeUpdate(update as typeof correctBrandUpdate, { args: [request as never] });
       await refused(
         raw(correctBrandUpdate, { patch: { favouriteColour: 'red' } }),
-        /not updatable: favouriteColour/,
+        /patch.favouriteColour: unknown field/,
       );
       await refused(raw(correctBrandUpdate, { patch: {} }), /at least one field/);
       await refused(

@@ -47,12 +47,24 @@ import {
   stopVetSignal,
   vetProgressSignal,
 } from '../brand-definitions.js';
+import type {
+  AppealRequest,
+  CancelRequest,
+  CorrectBrandRequest,
+  ImportVetRequest,
+  OrderVetRequest,
+} from '../brand-messages.js';
 import type { BrandPhase, BrandResult, BrandStatus, BrandWorkflowInput, VetStatus } from '../brand-types.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { type OperationResult, runEntityLoop } from '../entity/loop.js';
-import { type OperationOutcome, OperationQueue, type QueuedOperation } from '../entity/operations.js';
+import {
+  acceptedRequest,
+  type OperationOutcome,
+  OperationQueue,
+  type QueuedOperation,
+} from '../entity/operations.js';
 import { guardedPhase, refuseUnlessAllowed } from '../entity/phases.js';
 import { type CallResult, GuardedRegistry } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
@@ -437,7 +449,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
     switch (op.kind) {
       case 'correctBrand': {
-        const { patch, revet: revetAfter } = checkCorrectBrandRequest(op.request);
+        const { patch, revet: revetAfter } = acceptedRequest<CorrectBrandRequest>(op);
         return correct(patch, revetAfter === true);
       }
       case 'revet':
@@ -445,7 +457,8 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
           return { outcome: 'refused', detail: `the brand is ${status.identityStatus}, not UNVERIFIED` };
         return revet();
       case 'appeal': {
-        const appeal = checkAppealRequest(op.request);
+        const request = acceptedRequest<AppealRequest>(op);
+        const appeal = { ...request, attachmentUuids: request.attachmentUuids ?? [] };
         const call = await guarded.call('appeal', () =>
           writes.appealBrand({ account, brandId: status.brandId!, appeal }),
         );
@@ -456,7 +469,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         return { outcome: 'done' };
       }
       case 'orderVet': {
-        const order = checkOrderVetRequest(op.request);
+        const order = acceptedRequest<OrderVetRequest>(op);
         const vet = await startVet(
           { mode: 'order', evpId: order.evpId, vettingClass: order.vettingClass },
           'operator',
@@ -464,7 +477,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
       }
       case 'importVet': {
-        const imp = checkImportVetRequest(op.request);
+        const imp = acceptedRequest<ImportVetRequest>(op);
         const vet = await startVet(
           {
             mode: 'import',
@@ -477,7 +490,7 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
         return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
       }
       case 'cancel': {
-        const { reason } = checkCancelRequest(op.request);
+        const { reason } = acceptedRequest<CancelRequest>(op);
         await cancel(reason, 'operator');
         return { outcome: 'done', ...(status.brandId ? { ids: { brandId: status.brandId } } : {}) };
       }
@@ -499,15 +512,15 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
   setHandler(correctBrandUpdate, (request) => submit('correctBrand', request), {
     validator: (request) => {
       allowed('correctBrand');
-      const raw = (request as { patch?: unknown } | undefined)?.patch;
-      const registered = status.brandId !== undefined;
-      if (registered && raw && typeof raw === 'object') {
-        const known = Object.values(brandUpdateGroups).flat();
-        const unknown = Object.keys(raw).filter((f) => !known.includes(f));
-        if (unknown.length > 0) throw new Error(`patch: fields not updatable: ${unknown.join(', ')}`);
-      }
+      // The request's own checks first: they name unknown keys, boundedly, and cap every list.
       const parsed = checkCorrectBrandRequest(request);
-      if (!registered) return;
+      if (status.brandId === undefined) return;
+      const known = Object.values(brandUpdateGroups).flat();
+      const fixed = Object.keys(parsed.patch).filter((f) => !known.includes(f));
+      if (fixed.length > 0)
+        throw new Error(
+          `patch: fields not updatable once registered: ${fixed.slice(0, 10).join(', ')}${fixed.length > 10 ? ` and ${fixed.length - 10} more` : ''}`,
+        );
       const groups = groupsOfPatch(parsed.patch);
       const vets = status.vets.filter((v) => v.state !== 'rejected' && v.state !== 'cancelled');
       if (groups.includes(1) && vets.length > 0)

@@ -45,6 +45,13 @@ import {
   resubmitUpdate,
   shareWithUpdate,
 } from '../campaign-definitions.js';
+import type {
+  AcknowledgeRequest,
+  ApproveFeeRequest,
+  CampaignCancelRequest,
+  ResubmitRequest,
+  ShareWithRequest,
+} from '../campaign-messages.js';
 import { describeMnoRefusals, mnoViews } from '../campaign-mno.js';
 import type {
   CampaignContent,
@@ -58,7 +65,7 @@ import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { type OperationResult, runEntityLoop } from '../entity/loop.js';
-import { OperationQueue, type QueuedOperation } from '../entity/operations.js';
+import { acceptedRequest, OperationQueue, type QueuedOperation } from '../entity/operations.js';
 import { guardedPhase, refuseUnlessAllowed } from '../entity/phases.js';
 import { type CallResult, GuardedRegistry } from '../entity/registry-call.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
@@ -683,7 +690,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
     switch (op.kind) {
       case 'approveFee': {
-        const { approvedBy } = checkApproveFeeRequest(op.request);
+        const { approvedBy } = acceptedRequest<ApproveFeeRequest>(op);
         state.feeApproved = true;
         status.feeApprovedBy = approvedBy;
         books.clearAction('fee-approval');
@@ -698,7 +705,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
         return failedBy(call.failure);
       }
       case 'resubmit': {
-        const { changes } = checkResubmitRequest(op.request);
+        const { changes } = acceptedRequest<ResubmitRequest>(op);
         if (!status.created) {
           state.content = { ...state.content!, ...changes } as CampaignContent;
           if (changes.mnoIDs !== undefined) state.mnoIDs = changes.mnoIDs;
@@ -728,14 +735,14 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
           : { ...failedBy(shared.failure), ids: { campaignId } };
       }
       case 'shareWith': {
-        const { upstreamCnpId } = checkShareWithRequest(op.request);
+        const { upstreamCnpId } = acceptedRequest<ShareWithRequest>(op);
         const shared = await share(upstreamCnpId, 'operator', false);
         return shared.kind === 'done'
           ? { outcome: 'done', ...(ids() ? { ids: ids()! } : {}) }
           : { ...failedBy(shared.failure), ...(ids() ? { ids: ids()! } : {}) };
       }
       case 'cancel': {
-        const { reason } = checkCampaignCancelRequest(op.request);
+        const { reason } = acceptedRequest<CampaignCancelRequest>(op);
         cancel(reason, 'operator');
         const campaignIds = ids();
         return {
@@ -745,7 +752,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
         };
       }
       case 'acknowledge': {
-        const { key } = checkAcknowledgeRequest(op.request);
+        const { key } = acceptedRequest<AcknowledgeRequest>(op);
         const had = books.hasAction(key);
         books.clearAction(key);
         audit('operator', 'acknowledged', key);

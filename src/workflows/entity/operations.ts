@@ -118,3 +118,12 @@ export class OperationQueue<K extends string = string> {
     return outcome!;
   }
 }
+
+/**
+ * An operation's request as its update validator accepted it. Validators do not run on replay, so
+ * the loop reads an accepted request without checking it again: a check made stricter in a later
+ * build must not turn a recorded, accepted operation into a replay failure.
+ */
+export function acceptedRequest<T>(op: QueuedOperation): T {
+  return op.request as T;
+}
