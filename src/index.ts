@@ -38,6 +38,7 @@ export {
   referencePattern,
   vetWorkflowId,
 } from './contracts/ids.js';
+export { type ParkedEventsView, parkedEventsQuery } from './contracts/parked-events.js';
 export {
   AccountKey,
   allSearchAttributeKeys,
@@ -169,4 +170,3 @@ export { terminalCampaignPhases } from './workflows/campaign-types.js';
 // Workflow and status types.
 export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
 export type { OperationOutcome, OperationOutcomeKind } from './workflows/entity/operations.js';
-export { type ParkedEventsView, parkedEventsQuery } from './workflows/parked-events.js';

@@ -13,8 +13,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { withTimeout } from '../common/timeout.js';
+import { type ParkedEventsView, parkedEventsQuery } from '../contracts/parked-events.js';
 import type { RegistryEventDelivery } from '../contracts/signals.js';
-import { type ParkedEventsView, parkedEventsQuery } from '../workflows/parked-events.js';
 import { connectionHelp, parseCommand, positiveInt } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import type { CliContext } from './context.js';

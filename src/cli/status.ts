@@ -2,11 +2,11 @@
 
 import { withTimeout } from '../common/timeout.js';
 import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
+import { parkedEventsQuery } from '../contracts/parked-events.js';
 import { brandStatusQuery } from '../workflows/brand-messages.js';
 import type { BrandStatus } from '../workflows/brand-types.js';
 import { campaignStatusQuery } from '../workflows/campaign-messages.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
-import { parkedEventsQuery } from '../workflows/parked-events.js';
 import { connectionHelp, parseCommand, positiveInt } from './args.js';
 import type { CliCommand } from './command.js';
 import { CliError, NotFoundError } from './errors.js';

@@ -7,10 +7,14 @@ import {
   parkedEventsWorkflowId,
   referencePattern,
 } from '../contracts/ids.js';
+import {
+  PARKED_EVENTS_WORKFLOW_TYPE,
+  type ParkedEventsInput,
+  type ParkedEventsWorkflow,
+} from '../contracts/parked-events.js';
 import { BrandIdKey, CampaignIdKey } from '../contracts/search-attributes.js';
 import { type RegistryEventDelivery, registryEventSignal } from '../contracts/signals.js';
 import type { RegistryEvent } from '../registry/events.js';
-import type { ParkedEventsInput, parkedEvents } from '../workflows/parked-events.js';
 import { LruMap } from './bounded.js';
 import type { RouteVia } from './metrics.js';
 
@@ -26,8 +30,6 @@ export type RouteOutcome =
   | { action: 'signalled'; kind: ParkedEntityKind; via: RouteVia; workflowId: string }
   | { action: 'parked'; kind: ParkedEntityKind; via: RouteVia; workflowId: string }
   | { action: 'ignored' };
-
-export const PARKED_EVENTS_WORKFLOW_TYPE = 'parkedEvents';
 
 const vettingTypePattern = /^(EVP_|VET)/;
 /** Registry ids that are safe to quote in a visibility query. */
@@ -150,7 +152,7 @@ export class EventRouter {
       key,
       retentionMs: this.options.parkedRetentionMs,
     };
-    await this.client.workflow.signalWithStart<typeof parkedEvents, [RegistryEventDelivery]>(
+    await this.client.workflow.signalWithStart<ParkedEventsWorkflow, [RegistryEventDelivery]>(
       PARKED_EVENTS_WORKFLOW_TYPE,
       {
         workflowId,

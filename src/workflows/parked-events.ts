@@ -15,14 +15,17 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import {
   condition,
   continueAsNew,
-  defineQuery,
   getExternalWorkflowHandle,
   log,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ParkedEntityKind } from '../contracts/ids.js';
+import {
+  type ParkedEventsInput,
+  type ParkedEventsResult,
+  parkedEventsQuery,
+} from '../contracts/parked-events.js';
 import { BrandIdKey, BrandReferenceKey, CampaignIdKey, PhaseKey } from '../contracts/search-attributes.js';
 import {
   claimParkedEventsSignal,
@@ -35,47 +38,11 @@ export const DEFAULT_CLAIM_GRACE_MS = 10 * 60_000;
 /** The value of TcrPhase on every parked-events workflow: `TcrPhase = "parked"` lists them all. */
 export const PARKED_PHASE = 'parked';
 
-export interface ParkedEventsInput {
-  kind: ParkedEntityKind;
-  /** What `key` is: a registry id (brandId / campaignId) or the CSP's reference. */
-  keyType: 'registryId' | 'reference';
-  key: string;
-  /** How long unclaimed events are kept (default 30 days). */
-  retentionMs?: number;
-  /** After a claim, how long late arrivals are still forwarded to the owner (default 10 minutes). */
-  claimGraceMs?: number;
-  /** Set the search attributes (TcrPhase, TcrBrandId / TcrCampaignId / TcrBrandReference); default true. */
-  searchAttributes?: boolean;
-  /** Carried across continue-as-new; callers leave these unset. */
-  carried?: {
-    held: RegistryEventDelivery[];
-    seen: string[];
-    expiresAt: number;
-    ownerWorkflowId?: string;
-    claimedAt?: number;
-    forwarded: number;
-  };
-}
-
-export interface ParkedEventsView {
-  kind: ParkedEntityKind;
-  keyType: 'registryId' | 'reference';
-  key: string;
-  held: RegistryEventDelivery[];
-  ownerWorkflowId?: string;
-  forwarded: number;
-  expiresAt: string;
-}
-
-export interface ParkedEventsResult {
-  outcome: 'claimed' | 'expired';
-  ownerWorkflowId?: string;
-  forwarded: number;
-  /** Deliveries still held when it completed (empty when claimed). */
-  held: RegistryEventDelivery[];
-}
-
-export const parkedEventsQuery = defineQuery<ParkedEventsView>('parkedEvents');
+export {
+  type ParkedEventsInput,
+  type ParkedEventsResult,
+  parkedEventsQuery,
+} from '../contracts/parked-events.js';
 
 /** How many delivery ids are remembered for dedupe across continue-as-new. */
 const SEEN_LIMIT = 2_000;

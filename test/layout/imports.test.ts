@@ -67,9 +67,6 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   // (src/contracts/brand.ts: definitions and status types) ends both.
   ['activities/campaign-activities.ts -> workflows/brand-definitions.ts', 'brand contract'],
   ['activities/campaign-activities.ts -> workflows/brand-types.ts', 'brand contract'],
-  // The ingress starts the parked-events workflow by its function type: a parked-events contract
-  // (its input type and workflow type name) in src/contracts ends it.
-  ['ingress/router.ts -> workflows/parked-events.ts', 'parked-events contract'],
 ]);
 
 /** The module of a path under src/: its first folder, or the file itself at the top. */
