@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { brandUpdateGroups } from '../registry/brand-update-groups.js';
 import type { SimContext } from './context.js';
-import { ApiError, badRequest, ErrorCode, notFound, validationError } from './errors.js';
+import { ApiError, badRequest, ErrorCode } from './errors.js';
 import { brandEvent } from './events.js';
+import { addMonths, findBrand, paginate, parse } from './records.js';
 import {
   ALT_BUSINESS_ID_TYPES,
   BRAND_APPEAL_CATEGORIES,
@@ -100,12 +101,6 @@ const REQUIRED: Record<string, BrandFieldName[]> = {
     'email',
   ],
 };
-
-export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) throw validationError(result.error.issues);
-  return result.data;
-}
 
 export function contactVerificationRequired(brand: BrandRecord, nowMs: number): boolean {
   return (
@@ -207,12 +202,6 @@ function keepManual(brand: BrandRecord): Record<string, string | number | boolea
   if (governmentEntity !== undefined && brand.entityType === 'GOVERNMENT')
     kept.governmentEntity = governmentEntity;
   return kept;
-}
-
-export function findBrand(ctx: SimContext, cspId: string, brandId: string): BrandRecord {
-  const brand = ctx.store.account(cspId).brands[brandId];
-  if (!brand) throw notFound('brand', brandId, 'brandId');
-  return brand;
 }
 
 function internalOf(ctx: SimContext, brand: BrandRecord): BrandInternal {
@@ -462,38 +451,6 @@ export function listBrands(ctx: SimContext, cspId: string, query: URLSearchParam
   }
   records.sort((a, b) => a.createDate.localeCompare(b.createDate) || a.brandId.localeCompare(b.brandId));
   return paginate(records, query);
-}
-
-export function paginate<T>(
-  records: T[],
-  query: URLSearchParams,
-): { page: number; totalRecords: number; records: T[] } {
-  const parsed = z
-    .object({
-      page: z.coerce.number().int().min(1).default(1),
-      recordsPerPage: z.coerce.number().int().min(1).max(500).default(10),
-    })
-    .safeParse({
-      page: query.get('page') ?? undefined,
-      recordsPerPage: query.get('recordsPerPage') ?? undefined,
-    });
-  if (!parsed.success) throw validationError(parsed.error.issues);
-  const { page, recordsPerPage } = parsed.data;
-  return {
-    page,
-    totalRecords: records.length,
-    records: records.slice((page - 1) * recordsPerPage, page * recordsPerPage),
-  };
-}
-
-export function addMonths(date: Date, months: number): Date {
-  const d = new Date(date.getTime());
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, last));
-  return d;
 }
 
 export function registerBrandJobs(ctx: SimContext): void {

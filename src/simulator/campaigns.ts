@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { addMonths, contactVerificationRequired, findBrand, paginate, parse } from './brands.js';
+import { contactVerificationRequired } from './brands.js';
 import type { SimContext } from './context.js';
 import { ApiError, badRequest, ErrorCode, notFound } from './errors.js';
 import { campaignEvent } from './events.js';
 import { mnoMetadataFor, useCaseRestrictions } from './mno-rules.js';
+import { addMonths, findBrand, paginate, parse } from './records.js';
 import { mnoById, USE_CASES, useCase } from './reference-data.js';
 import type { BrandRecord, CampaignInternal, CampaignRecord, VetRecord } from './state.js';
 

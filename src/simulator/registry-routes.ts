@@ -1,13 +1,5 @@
 import { z } from 'zod';
-import {
-  appealBrand,
-  findBrand,
-  listBrands,
-  parse,
-  registerBrand,
-  revetBrand,
-  updateBrand,
-} from './brands.js';
+import { appealBrand, listBrands, registerBrand, revetBrand, updateBrand } from './brands.js';
 import {
   builderBrand,
   builderUseCase,
@@ -20,6 +12,7 @@ import type { SimContext, SimulatorAccount } from './context.js';
 import { badRequest, ErrorCode, notFound } from './errors.js';
 import { EVENT_CATEGORIES, isEventCategory } from './events.js';
 import { type Route, route } from './http.js';
+import { findBrand, parse } from './records.js';
 import * as ref from './reference-data.js';
 import { getSharing, shareCampaign } from './sharing.js';
 import { importVet, listVets, orderVet } from './vetting.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { findBrand, parse } from './brands.js';
 import type { SimContext } from './context.js';
 import { badRequest, ErrorCode, notFound } from './errors.js';
 import { brandEvent, campaignEvent } from './events.js';
+import { findBrand, parse } from './records.js';
 import { VETTING_CLASSES, vettingProvider } from './reference-data.js';
 import type { BrandRecord, VetRecord } from './state.js';
 
