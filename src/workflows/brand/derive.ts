@@ -8,17 +8,10 @@ import { contactVerificationRequired } from '../../registry/rules.js';
 import type { EntityType } from '../../registry/schemas.js';
 import type { VetProgress } from '../brand-definitions.js';
 import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../brand-types.js';
+import type { ActionChange } from '../entity/bookkeeping.js';
 import { MINUTE_MS } from '../entity/wait.js';
 
-/** A needs-action change: set (with its text) or clear. */
-export type ActionChange =
-  | {
-      set: true;
-      action: string;
-      reason: string;
-      registryErrors?: { description: string; fields: string[] }[];
-    }
-  | { set: false };
+export type { ActionChange };
 
 export interface PhaseDecision {
   phase: BrandPhase;

@@ -9,17 +9,10 @@ import type {
   SharingSnapshot,
 } from '../../contracts/campaign-activity-types.js';
 import type { CampaignPhase } from '../campaign-types.js';
+import type { ActionChange } from '../entity/bookkeeping.js';
 import { isFinalCampaignPhase } from './phases.js';
 
-/** A needs-action change: set (with its text) or clear. */
-export type ActionChange =
-  | {
-      set: true;
-      action: string;
-      reason: string;
-      registryErrors?: { description: string; fields: string[] }[];
-    }
-  | { set: false };
+export type { ActionChange };
 
 const clear: ActionChange = { set: false };
 

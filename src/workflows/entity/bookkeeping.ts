@@ -8,6 +8,16 @@ import { type BrandIdKey, NeedsActionKey, PhaseKey } from '../../contracts/searc
 import type { OperatorAction } from '../brand-types.js';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
 
+/** A needs-action change, as the brand and campaign decisions return it: set (with its text) or clear. */
+export type ActionChange =
+  | {
+      set: true;
+      action: string;
+      reason: string;
+      registryErrors?: { description: string; fields: string[] }[];
+    }
+  | { set: false };
+
 /** The part of an entity's status this module keeps. */
 export interface EntityStatusCore {
   phase: string;
