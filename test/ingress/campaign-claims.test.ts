@@ -12,10 +12,11 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventRouter } from '../../src/ingress/router.js';
-import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import { getBrandStatus, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
 import { getCampaignStatus, startCampaignOrder } from '../../src/orders/campaign-orders.js';
 import type { RegistryEvent } from '../../src/registry/events.js';
 import {
+  brandWorkflowId,
   campaignWorkflowId,
   parkedEventsByReferenceWorkflowId,
   parkedEventsWorkflowId,
@@ -173,5 +174,58 @@ describe('the campaign workflow claims its parked events', () => {
       held: 0,
     });
     expect(status.deliveries).toEqual({ received: 1, duplicates: 0 });
+  });
+});
+
+describe('the brand workflow claims its parked events', () => {
+  it('parked under its brandId before it learned the id: claimed once registered, delivered once', async () => {
+    const reference = uniqueRef('brand');
+    // The registration commits at the registry, then its answer is held (past the client's 3 s
+    // timeout) and the connection dropped; the retried activity finds the brand by reference.
+    // Meanwhile the test parks an event that names only the brand id, as the router would.
+    await bench.control.addFault({
+      kind: 'timeout-after-commit',
+      method: 'POST',
+      pathPattern: '^/v2/brand/nonBlocking$',
+      delayMs: 5_000,
+      count: 1,
+    });
+    const { handle } = await startBrandOrder(
+      env.client,
+      { reference, account: bench.account, brand: privateBrand() },
+      { taskQueue: bench.taskQueue },
+    );
+    handles.push(handle);
+    const brandId = await until(async () => (await bench.registry.findBrandByReference(reference))?.brandId);
+    const parkedId = parkedEventsWorkflowId('brand', brandId);
+    const input: ParkedEventsInput = { kind: 'brand', keyType: 'registryId', key: brandId };
+    await env.client.workflow.signalWithStart('parkedEvents', {
+      workflowId: parkedId,
+      taskQueue: bench.taskQueue,
+      args: [input],
+      signal: registryEventSignal,
+      signalArgs: [delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId } as RegistryEvent)],
+    });
+    handles.push(env.client.workflow.getHandle(parkedId));
+    // Still before the workflow knows the id: the registration's answer has not come back.
+    expect((await getBrandStatus(env.client, reference)).brandId).toBeUndefined();
+
+    const status = await until(async () => {
+      const s = await getBrandStatus(env.client, reference);
+      return s.audit.entries.some((e) => e.event === 'event' && e.detail === 'BRAND_IDENTITY_STATUS_UPDATE')
+        ? s
+        : undefined;
+    });
+    expect(status.brandId).toBe(brandId);
+    expect(
+      status.audit.entries.filter((e) => e.event === 'claimed-parked-events').map((e) => e.detail),
+    ).toContain(parkedId);
+    const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
+    expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
+      owner: brandWorkflowId(reference),
+      forwarded: 1,
+      held: 0,
+    });
+    expect((await bench.registry.listBrands({ referenceId: reference })).records).toHaveLength(1);
   });
 });
