@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { loggableUrl } from '../../src/ingress/app.js';
 import { IngressConfigError, parseIngressConfig } from '../../src/ingress/config.js';
-import { loggableUrl } from '../../src/ingress/server.js';
 import { isLoopbackHost } from '../../src/ingress/source-addresses.js';
 import { openAllowListWarning } from '../../src/ingress/warnings.js';
 

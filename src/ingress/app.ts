@@ -1,0 +1,336 @@
+/**
+ * The ingress's HTTP apps, built apart from their listeners: the webhook route (verify, dedupe, hand
+ * off, answer) and the health and metrics routes. ./server.ts listens with them; tests can drive them
+ * with `app.inject()` and a fake hand-off. See docs/ingress.md for answers, routing and metrics.
+ */
+import type { Client } from '@temporalio/client';
+import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { RegistryEventDelivery } from '../contracts/signals.js';
+import { type RegistryEvent, RegistryEventSchema } from '../registry/events.js';
+import { RecentSet } from './bounded.js';
+import type { IngressConfig } from './config.js';
+import { guardConnections } from './connection-guard.js';
+import { registerInternalRoutes } from './internal-routes.js';
+import type { IngressMetrics, RejectReason } from './metrics.js';
+import { EventRouter, type RouteOutcome } from './router.js';
+import {
+  canonicalJson,
+  decodeDigest,
+  deliveryIdOf,
+  SIGNATURE_HEADER,
+  signatureMatches,
+} from './signature.js';
+import { SourceAddressPolicy } from './source-addresses.js';
+import { openAllowListWarning, SIGNATURE_FAILURE_FROM_ALLOWED } from './warnings.js';
+
+/** What the webhook POST answers on 2xx. */
+export interface IngressAck {
+  outcome: 'signalled' | 'parked' | 'duplicate' | 'ignored' | 'invalid';
+  deliveryId: string;
+  workflowId?: string;
+}
+
+class HandoffTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`hand-off to Temporal did not finish within ${ms} ms`);
+    this.name = 'HandoffTimeoutError';
+  }
+}
+
+/** How often a misconfiguration warning repeats at most. */
+const WARN_EVERY_MS = 60_000;
+
+/** The webhook URL for logs: scheme, host and path; a query or user info (a token) is never logged. */
+export function loggableUrl(value: string): string {
+  const url = new URL(value);
+  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+}
+
+/** Hands one verified delivery to its workflow, finishing by `deadline` (epoch ms). */
+export type HandOff = (delivery: RegistryEventDelivery, deadline: number) => Promise<RouteOutcome>;
+
+export interface IngressAppOptions {
+  config: IngressConfig;
+  /** The Temporal client: /readyz asks it, and the default hand-off routes with it. */
+  client: Client;
+  logger: Logger;
+  metrics: IngressMetrics;
+  /** How many delivery ids are remembered for duplicate detection (default 10,000). */
+  recentDeliveries?: number;
+  /** The hand-off; default: an EventRouter over `client`, under the deadline. Tests inject a fake. */
+  handOff?: HandOff;
+}
+
+export interface IngressApp {
+  /** The webhook route (and the health routes when they are public). */
+  app: ReturnType<typeof Fastify>;
+  /** The health and metrics routes on their own listener, when configured so. */
+  internal: ReturnType<typeof Fastify> | undefined;
+  /** From now on deliveries are answered like a failed hand-off: the ingress is closing. */
+  beginClosing(): void;
+}
+
+export function buildIngressApp(options: IngressAppOptions): IngressApp {
+  const { config, client, logger, metrics } = options;
+  const policy = new SourceAddressPolicy(config.allow, config.trustedProxies);
+  const route: HandOff =
+    options.handOff ??
+    (() => {
+      const router = new EventRouter({
+        client,
+        parkedTaskQueue: config.parkedTaskQueue,
+        parkedRetentionMs: config.parkedRetentionMs,
+      });
+      return (delivery, deadline) => client.withDeadline(deadline, () => router.route(delivery));
+    })();
+  const recent = new RecentSet<string>(options.recentDeliveries ?? 10_000);
+  const inFlight = new Map<string, Promise<RouteOutcome>>();
+
+  let closing = false;
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    trustProxy: false,
+    // Closing answers like a failed hand-off (see below), not with a 503 that uses up a retry.
+    return503OnClosing: false,
+    // Slow clients: headers and body must arrive within the request timeout (checked every second,
+    // not Node's default 30 s), a silent connection is closed, and a kept-alive one soon after.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.idleTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    maxRequestsPerSocket: config.maxRequestsPerSocket,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
+  });
+  guardConnections(app.server, {
+    maxConnections: config.maxConnections,
+    maxPerAddress: config.maxConnectionsPerAddress,
+    policy,
+    metrics,
+  });
+  app.server.on('clientError', (error: Error & { code?: string }) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') metrics.requestTimedOut();
+  });
+
+  // Misconfiguration that does not stop the ingress but must not go unnoticed.
+  metrics.setAllowListOn(policy.allowListOn);
+  const openWarning = openAllowListWarning(config);
+  if (openWarning) logger.warn({ host: config.host }, openWarning);
+  let lastAllowedFailureWarning = Number.NEGATIVE_INFINITY;
+  const signatureFailedFromAllowed = (clientAddress: string) => {
+    metrics.signatureFailureFromAllowed();
+    const now = performance.now();
+    if (now - lastAllowedFailureWarning < WARN_EVERY_MS) return;
+    lastAllowedFailureWarning = now;
+    logger.error(
+      { ip: clientAddress, webhookUrl: loggableUrl(config.webhookUrl) },
+      SIGNATURE_FAILURE_FROM_ALLOWED,
+    );
+  };
+
+  /** A failed hand-off: close the connection unanswered (a network error, retried without expiry) or 503. */
+  const answerHandoffFailure = (reply: FastifyReply, body: Record<string, unknown>) => {
+    if (config.handoffFailure === '503') return reply.code(503).send(body);
+    reply.hijack();
+    reply.raw.socket?.destroy();
+    return reply;
+  };
+
+  // The raw body is ours: no framework JSON parsing, any content type is read as bytes and judged
+  // by the route (415 unless the media type is application/json, whatever its parameters).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status === 413) {
+      metrics.eventRejected('body_too_large');
+      logger.warn(
+        { outcome: 'rejected', reason: 'body_too_large', ip: request.ip },
+        'webhook body too large',
+      );
+      return reply.code(413).send({ error: 'body too large', limit: config.bodyLimit });
+    }
+    if (status >= 500) logger.error({ err: error }, 'ingress error');
+    return reply.code(status).send({ error: status >= 500 ? 'internal error' : error.message });
+  });
+
+  if (config.internal.mode === 'public') registerInternalRoutes(app, { client, metrics });
+
+  const reject = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    reason: RejectReason,
+    clientAddress: string,
+  ) => {
+    metrics.eventRejected(reason);
+    logger.warn(
+      { outcome: 'rejected', reason, status, ip: clientAddress, reqId: request.id },
+      'webhook rejected',
+    );
+    return reply.code(status).send({ error: reason });
+  };
+
+  app.route({
+    method: 'POST',
+    url: config.path,
+    onRequest: async (request, reply) => {
+      if (closing) return answerHandoffFailure(reply, { error: 'closing' });
+      metrics.eventReceived();
+      const clientAddress = policy.clientAddress(
+        request.socket.remoteAddress ?? '',
+        request.headers['x-forwarded-for'],
+      );
+      if (!policy.allowed(clientAddress))
+        return reject(request, reply, 403, 'forbidden_source', clientAddress);
+      const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (mediaType !== 'application/json') {
+        return reject(request, reply, 415, 'unsupported_media_type', clientAddress);
+      }
+    },
+    handler: async (request, reply) => {
+      const started = performance.now();
+      // Needed only to log a rejection (onRequest already applied the allow-list).
+      const clientAddress = () =>
+        policy.clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for']);
+      const signature = request.headers[SIGNATURE_HEADER];
+      if (typeof signature !== 'string' || signature.trim() === '') {
+        return reject(request, reply, 401, 'signature_missing', clientAddress());
+      }
+      // The digest's shape is checked before the body costs a parse.
+      if (decodeDigest(signature) === undefined) {
+        return reject(request, reply, 401, 'signature_malformed', clientAddress());
+      }
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      let parsed: unknown;
+      let canonical: string;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+        canonical = canonicalJson(parsed);
+      } catch {
+        return reject(request, reply, 400, 'not_json', clientAddress());
+      }
+      if (!signatureMatches(signature, config.secrets, config.webhookUrl, canonical)) {
+        const from = clientAddress();
+        if (policy.allowListOn) signatureFailedFromAllowed(from);
+        return reject(request, reply, 401, 'signature_invalid', from);
+      }
+      metrics.eventVerified();
+      const deliveryId = deliveryIdOf(canonical);
+
+      const checked = RegistryEventSchema.safeParse(parsed);
+      if (!checked.success) {
+        // Signed by the registry but not an event we understand: acknowledge so the account's queue
+        // moves on, and record it.
+        metrics.eventRejected('invalid_event');
+        logger.warn(
+          {
+            outcome: 'invalid',
+            deliveryId,
+            issues: checked.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`),
+          },
+          'verified webhook is not a valid event; acknowledged and recorded',
+        );
+        return reply.code(200).send({ outcome: 'invalid', deliveryId } satisfies IngressAck);
+      }
+      // The object that was verified, not a re-parse or a copy.
+      const event = parsed as RegistryEvent;
+      const logFields = {
+        eventType: event.eventType,
+        deliveryId,
+        brandId: event.brandId,
+        brandReferenceId: event.brandReferenceId,
+        campaignId: event.campaignId,
+        campaignReferenceId: event.campaignReferenceId,
+      };
+
+      if (recent.has(deliveryId)) {
+        metrics.eventDuplicate();
+        logger.info({ ...logFields, outcome: 'duplicate' }, 'duplicate webhook acknowledged');
+        return reply.code(200).send({ outcome: 'duplicate', deliveryId } satisfies IngressAck);
+      }
+
+      const delivery: RegistryEventDelivery = { event, receivedAt: new Date().toISOString(), deliveryId };
+      let outcome: RouteOutcome;
+      try {
+        outcome = await handOff(delivery);
+      } catch (error) {
+        metrics.handoffFailed();
+        logger.error(
+          {
+            ...logFields,
+            outcome: 'handoff_failed',
+            ms: Math.round(performance.now() - started),
+            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          },
+          config.handoffFailure === '503'
+            ? 'hand-off to Temporal failed; answering 503 so the registry retries'
+            : 'hand-off to Temporal failed; closing the connection so the registry retries without expiry',
+        );
+        return answerHandoffFailure(reply, { error: 'hand-off failed', deliveryId });
+      }
+      const seconds = (performance.now() - started) / 1000;
+      metrics.handoffLatency(seconds);
+      recent.add(deliveryId);
+      const ack: IngressAck = { outcome: outcome.action, deliveryId };
+      if (outcome.action === 'ignored') {
+        metrics.eventIgnored();
+      } else {
+        ack.workflowId = outcome.workflowId;
+        if (outcome.action === 'signalled') metrics.eventRouted(outcome.kind, outcome.via);
+        else metrics.eventParked(outcome.kind, outcome.via);
+      }
+      // Answer first, then log: the registry's queue for this account waits on our answer, not on the log line.
+      reply.code(200).send(ack);
+      logger.info(
+        { ...logFields, outcome: outcome.action, workflowId: ack.workflowId, ms: Math.round(seconds * 1000) },
+        'webhook handed off',
+      );
+      return reply;
+    },
+  });
+
+  /** One hand-off per delivery id at a time (concurrent exact duplicates share it), under a deadline. */
+  function handOff(delivery: RegistryEventDelivery): Promise<RouteOutcome> {
+    const running = inFlight.get(delivery.deliveryId);
+    if (running) return running;
+    const deadline = Date.now() + config.handoffTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, rejectTimeout) => {
+      timer = setTimeout(
+        () => rejectTimeout(new HandoffTimeoutError(config.handoffTimeoutMs)),
+        config.handoffTimeoutMs,
+      );
+    });
+    const work = route(delivery, deadline);
+    const promise = Promise.race([work, timeout]).finally(() => {
+      clearTimeout(timer);
+      inFlight.delete(delivery.deliveryId);
+    });
+    work.catch(() => {}); // a late failure after the timeout answered is already logged as a timeout
+    inFlight.set(delivery.deliveryId, promise);
+    return promise;
+  }
+
+  let internal: ReturnType<typeof Fastify> | undefined;
+  if (config.internal.mode === 'listener') {
+    internal = Fastify({
+      loggerInstance: logger,
+      logController: new LogController({ disableRequestLogging: true }),
+    });
+    registerInternalRoutes(internal, { client, metrics });
+  }
+  return {
+    app,
+    internal,
+    beginClosing: () => {
+      closing = true;
+    },
+  };
+}
