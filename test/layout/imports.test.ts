@@ -37,11 +37,11 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /**
- * Modules above the workflows that already reach them only through src/contracts: they may not
- * import src/workflows at all. The CLI, the orders, the workers and the stack join once the brand,
- * vet and campaign contracts (definitions, requests, status types) live in src/contracts.
+ * Modules above the workflows that reach them only through src/contracts (or not at all): they may
+ * not import src/workflows. The CLI, the orders and the stack join once the brand, vet and campaign
+ * contracts (definitions, requests, status types) live in src/contracts.
  */
-const CONTRACT_ONLY: readonly string[] = ['ingress'];
+const CONTRACT_ONLY: readonly string[] = ['ingress', 'workers', 'simulator'];
 
 /**
  * Upward or sideways imports still in the code, as "from -> to" (paths under src/). Each says why it
