@@ -143,7 +143,11 @@ export interface CampaignWorkflowInput {
   brandReference: string;
   upstreamCnpId: string;
   requireFeeApproval?: boolean;
-  campaign: CampaignContent;
+  /**
+   * The campaign fields: required at start. A continue-as-new input never carries them at the top
+   * level; `carried.content` holds them until the registry has the campaign.
+   */
+  campaign?: CampaignContent;
   options?: CampaignWorkflowOptions;
   /** Set by continue-as-new only: the workflow's whole state (./campaign/state.ts). */
   carried?: CampaignState;

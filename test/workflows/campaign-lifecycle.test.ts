@@ -422,6 +422,15 @@ describe('campaign lifecycle', () => {
     const after = await waitForCampaignPhase(env.client, reference, 'running', 5_000);
     expect(after.deliveries.duplicates).toBe(status.deliveries.duplicates + 1);
     expect(await fees(campaignId)).toHaveLength(1);
+    // The latest run's input (what the run before it continued as new with): the state, without the
+    // campaign fields once created.
+    const latest = await handle.fetchHistory();
+    const next = (await env.client.options.loadedDataConverter.payloadConverter.fromPayload(
+      latest.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+    )) as { campaign?: unknown; carried: { content?: unknown; status: { phase: string } } };
+    expect(next).not.toHaveProperty('campaign');
+    expect(next.carried).not.toHaveProperty('content');
+    expect(next.carried.status.phase).toBe('running');
   });
 
   it('cancel before creation ends the workflow with nothing created', async () => {

@@ -46,7 +46,9 @@ export interface CampaignState {
   loop: LoopState;
 }
 
-export function initialCampaignState(input: CampaignWorkflowInput): CampaignState {
+export function initialCampaignState(
+  input: CampaignWorkflowInput & { campaign: NonNullable<CampaignWorkflowInput['campaign']> },
+): CampaignState {
   return {
     status: {
       workflowType: 'campaign',

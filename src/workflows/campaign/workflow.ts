@@ -18,6 +18,7 @@
  * (./state.ts).
  */
 import {
+  ApplicationFailure,
   allHandlersFinished,
   CancellationScope,
   condition,
@@ -120,6 +121,18 @@ const MAX_STEPS = 10;
 
 type Failed = Extract<CallResult<unknown>, { ok: false }>;
 
+/** A first run's input must carry the campaign fields (the order API always sends them). */
+function withCampaign(
+  input: CampaignWorkflowInput,
+): CampaignWorkflowInput & { campaign: NonNullable<CampaignWorkflowInput['campaign']> } {
+  if (!input.campaign)
+    throw ApplicationFailure.nonRetryable(
+      'a campaign workflow starts with its campaign fields (CampaignWorkflowInput.campaign)',
+      'InvalidWorkflowInput',
+    );
+  return { ...input, campaign: input.campaign };
+}
+
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignResult> {
   const opts = input.options ?? {};
   const brandPoll = opts.brandPoll ?? DEFAULT_PENDING_POLL;
@@ -131,7 +144,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   const { reads, writes } = registry;
   const account = input.account;
   const self = workflowInfo().workflowId;
-  const state: CampaignState = input.carried ?? initialCampaignState(input);
+  const state: CampaignState = input.carried ?? initialCampaignState(withCampaign(input));
   if (input.carried) state.status.runs = ++state.loop.runs;
   const status = state.status;
   const table = campaignPhaseTable(() => status.campaignStatus);
@@ -976,7 +989,9 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
           `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`,
         );
         state.deliveries = dedupe.toJSON();
-        return continueAsNew<typeof campaignWorkflow>({ ...input, carried: state });
+        // The campaign fields travel only inside the state, and only until the campaign is created.
+        const { campaign: _atStart, ...next } = input;
+        return continueAsNew<typeof campaignWorkflow>({ ...next, carried: state });
       },
     });
   } catch (error) {
