@@ -1,4 +1,5 @@
 export * from './logger.js';
 export * from './metrics.js';
 export * from './redact.js';
+export * from './registry-answers.js';
 export * from './runtime.js';

@@ -37,7 +37,7 @@ export function runtimeTelemetryOptions(input: RuntimeTelemetryInput): RuntimeOp
       ...(address !== undefined
         ? {
             metrics: {
-              prometheus: { bindAddress: address },
+              prometheus: { bindAddress: address, histogramBucketOverrides: BUSINESS_HISTOGRAM_BUCKETS },
               ...(input.globalTags ? { globalTags: input.globalTags } : {}),
             },
           }
@@ -45,6 +45,17 @@ export function runtimeTelemetryOptions(input: RuntimeTelemetryInput): RuntimeOp
     },
   };
 }
+
+/** Seconds: 1 min … 30 days (a brand's vet or a campaign's DCA review takes days). */
+const PHASE_TIME_BUCKETS = [
+  60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400, 172_800, 345_600, 604_800, 1_209_600, 2_592_000,
+];
+
+/** Buckets of the workflows' business histograms (src/workflows/entity/metrics.ts). */
+export const BUSINESS_HISTOGRAM_BUCKETS: Record<string, number[]> = {
+  tcr_time_to_ready_seconds: PHASE_TIME_BUCKETS,
+  tcr_time_to_running_seconds: PHASE_TIME_BUCKETS,
+};
 
 const bindAddressPattern = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 

@@ -8,6 +8,7 @@ import { Runtime } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createLogger, pinoTemporalLogger } from './logger.js';
 import { runtimeTelemetryOptions, workerObservabilityFromEnv } from './metrics.js';
+import { observeRegistryAnswers } from './registry-answers.js';
 
 export interface InstalledWorkerRuntime {
   logger: PinoLogger;
@@ -34,10 +35,13 @@ export function installWorkerRuntime(
     logger.warn('a Temporal Runtime is already installed; worker metrics and logger settings not applied');
     return { logger, prometheusBindAddress: undefined, installed: false };
   }
-  if (obs.prometheusBindAddress)
+  if (obs.prometheusBindAddress) {
+    // tcr_registry_answers_total & co. on the same endpoint (the workflows' tcr_ metrics need nothing).
+    observeRegistryAnswers(Runtime.instance().metricMeter);
     logger.info(
       { metrics: `http://${obs.prometheusBindAddress}/metrics` },
       'worker metrics exporter listening',
     );
+  }
   return { logger, prometheusBindAddress: obs.prometheusBindAddress, installed: true };
 }

@@ -11,6 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BUSINESS_HISTOGRAM_BUCKETS,
   createLogger,
   DEFAULT_WORKER_METRICS_ADDRESS,
   installWorkerRuntime,
@@ -153,7 +154,9 @@ describe('runtimeTelemetryOptions', () => {
       logger,
       telemetryOptions: {
         logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-        metrics: { prometheus: { bindAddress: '127.0.0.1:9464' } },
+        metrics: {
+          prometheus: { bindAddress: '127.0.0.1:9464', histogramBucketOverrides: BUSINESS_HISTOGRAM_BUCKETS },
+        },
       },
     });
     expect(runtimeTelemetryOptions({})).toEqual({ telemetryOptions: {} });

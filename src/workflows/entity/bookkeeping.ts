@@ -7,6 +7,7 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import { type BrandIdKey, NeedsActionKey, PhaseKey } from '../../contracts/search-attributes.js';
 import type { OperatorAction } from '../brand-types.js';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
+import { recordNeedsAction, recordPhaseTransition } from './metrics.js';
 
 /** A needs-action change, as the brand and campaign decisions return it: set (with its text) or clear. */
 export type ActionChange =
@@ -51,6 +52,8 @@ export class EntityBookkeeping {
       },
       this.auditLimit,
     );
+    if (event === 'phase' && from !== undefined && to !== undefined && from !== to)
+      recordPhaseTransition(from, to);
   }
 
   /** Upserts phase, needs-action and registry id where they changed since the last upsert. */
@@ -81,6 +84,7 @@ export class EntityBookkeeping {
     reason: string,
     registryErrors?: OperatorAction['registryErrors'],
   ): void {
+    if (!this.hasAction(key)) recordNeedsAction('raised', key);
     this.status.needsAction = this.status.needsAction.filter((a) => a.key !== key);
     this.status.needsAction.push({
       key,
@@ -94,6 +98,7 @@ export class EntityBookkeeping {
 
   clearAction(key: string): void {
     if (!this.hasAction(key)) return;
+    recordNeedsAction('cleared', key);
     this.status.needsAction = this.status.needsAction.filter((a) => a.key !== key);
     this.syncSearchAttributes();
   }

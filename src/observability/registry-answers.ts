@@ -1,0 +1,168 @@
+/**
+ * Registry answers as Prometheus metrics, without touching the registry client: a subscriber to
+ * undici's diagnostics channels sees every HTTP request the client sends (each 429 retry included)
+ * and counts its answer by method, endpoint TEMPLATE and failure class, on the Temporal Runtime's
+ * meter (the worker's Prometheus endpoint). Only requests under `/v2/` are registry calls; others
+ * (a fetch of /metrics, …) are ignored. The endpoint label keeps only the API's literal path words:
+ * every other segment (brand, campaign and vetting ids, event categories, use cases) becomes `{id}`,
+ * and no query string, body or header is read.
+ */
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { MetricCounter, MetricMeter } from '@temporalio/common';
+
+/** The literal path words of the registry API (spec and src/registry/client.ts). */
+const PATH_WORDS = new Set([
+  'altBusinessIdType',
+  'appeal',
+  'assetAppealCategory',
+  'brand',
+  'brandAppealCategory',
+  'brandIdentityStatus',
+  'brandRelationship',
+  'campaign',
+  'campaignBuilder',
+  'campaignStatus',
+  'cnp',
+  'dca',
+  'entityType',
+  'enum',
+  'extVettingProvider',
+  'externalVetting',
+  'mno',
+  'nonBlocking',
+  'optionalAttributeNames',
+  'revet',
+  'sharing',
+  'subscription',
+  'usState',
+  'usecase',
+  'vertical',
+  'vettingClass',
+  'vettingStatus',
+  'webhook',
+]);
+
+/**
+ * `GET`, `/base/v2/brand/B1X2?x=1` → `/brand/{id}`; undefined for a path that is not a registry
+ * API path (no `/v2/`).
+ */
+export function registryEndpointTemplate(path: string): string | undefined {
+  const bare = path.split('?')[0] ?? '';
+  const at = bare.indexOf('/v2/');
+  if (at < 0) return undefined;
+  const segments = bare
+    .slice(at + 3)
+    .split('/')
+    .filter((s) => s.length > 0)
+    .map((s) => (PATH_WORDS.has(s) ? s : '{id}'));
+  return `/${segments.join('/')}`;
+}
+
+export type RegistryAnswerClass =
+  | 'ok'
+  | 'rate-limited'
+  | 'unauthorized'
+  | 'not-found'
+  | 'validation'
+  | 'server'
+  | 'timeout'
+  | 'aborted'
+  | 'network';
+
+export function answerClassOfStatus(status: number): RegistryAnswerClass {
+  if (status >= 200 && status < 300) return 'ok';
+  if (status === 429) return 'rate-limited';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 404) return 'not-found';
+  if (status >= 500) return 'server';
+  return 'validation';
+}
+
+const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function answerClassOfError(error: unknown): RegistryAnswerClass {
+  const e = error as { code?: unknown; name?: unknown; cause?: { name?: unknown } } | undefined;
+  if (typeof e?.code === 'string' && timeoutCodes.has(e.code)) return 'timeout';
+  if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') return 'timeout';
+  if (e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED') return 'aborted';
+  return 'network';
+}
+
+/** The creates the registry bills: a 2xx answer to one of these is one fee. */
+const BILLABLE: Record<string, string> = {
+  'POST /brand/nonBlocking': 'brand-registration',
+  'POST /campaignBuilder': 'campaign-creation',
+  'POST /brand/{id}/externalVetting': 'vet-order',
+};
+
+export interface RegistryAnswer {
+  method: string;
+  endpoint: string;
+  status: number | undefined;
+  answerClass: RegistryAnswerClass;
+}
+
+interface UndiciRequest {
+  method?: string;
+  path?: string;
+}
+
+let unsubscribe: (() => void) | undefined;
+
+/**
+ * Starts counting registry answers on `meter` (replaces an earlier observer). Returns a function
+ * that stops. Metrics: tcr_registry_answers_total{method,endpoint,class,status},
+ * tcr_registry_rate_limited_total{method,endpoint}, tcr_billable_creates_total{what}.
+ */
+export function observeRegistryAnswers(meter: MetricMeter): () => void {
+  unsubscribe?.();
+  const answers: MetricCounter = meter.createCounter(
+    'tcr_registry_answers_total',
+    undefined,
+    'Registry HTTP answers by method, endpoint template, failure class and status',
+  );
+  const rateLimited = meter.createCounter(
+    'tcr_registry_rate_limited_total',
+    undefined,
+    'Registry answers 429 (each retry counts)',
+  );
+  const billable = meter.createCounter(
+    'tcr_billable_creates_total',
+    undefined,
+    'Billed creates the registry accepted (brand registration, campaign creation, vet order)',
+  );
+  const answered = new WeakSet<object>();
+  const record = (request: UndiciRequest, status: number | undefined, answerClass: RegistryAnswerClass) => {
+    const endpoint = registryEndpointTemplate(request.path ?? '');
+    if (endpoint === undefined) return;
+    const method = (request.method ?? 'GET').toUpperCase();
+    answers.add(1, {
+      method,
+      endpoint,
+      class: answerClass,
+      status: status === undefined ? 'none' : String(status),
+    });
+    if (answerClass === 'rate-limited') rateLimited.add(1, { method, endpoint });
+    const what = BILLABLE[`${method} ${endpoint}`];
+    if (what && answerClass === 'ok') billable.add(1, { what });
+  };
+  const onHeaders = (message: unknown) => {
+    const { request, response } = message as { request: UndiciRequest; response: { statusCode: number } };
+    answered.add(request);
+    record(request, response.statusCode, answerClassOfStatus(response.statusCode));
+  };
+  const onError = (message: unknown) => {
+    const { request, error } = message as { request: UndiciRequest; error: unknown };
+    if (answered.has(request)) return; // the answer was counted; its body failed afterwards
+    record(request, undefined, answerClassOfError(error));
+  };
+  diagnosticsChannel.subscribe('undici:request:headers', onHeaders);
+  diagnosticsChannel.subscribe('undici:request:error', onError);
+  const stop = () => {
+    diagnosticsChannel.unsubscribe('undici:request:headers', onHeaders);
+    diagnosticsChannel.unsubscribe('undici:request:error', onError);
+    if (unsubscribe === stop) unsubscribe = undefined;
+  };
+  unsubscribe = stop;
+  return stop;
+}

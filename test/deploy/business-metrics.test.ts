@@ -1,0 +1,179 @@
+/**
+ * Business metrics (issue 22, item 3): a brand runs through needs-correction to ready with the real
+ * registry activities against the in-process simulator, on the time-skipping server, under a Runtime
+ * whose Prometheus exporter this test scrapes. The workflows' tcr_ metrics (phase transitions,
+ * needs-action raised / cleared by key class, time to ready) and the registry answers counted from
+ * the client's HTTP calls (by endpoint template and class, billable creates) appear with bounded
+ * labels, and no label value anywhere in the scrape carries the brand's reference, EIN, e-mail,
+ * company name or registry id.
+ */
+import { createServer } from 'node:net';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  observeRegistryAnswers,
+  registryEndpointTemplate,
+  runtimeTelemetryOptions,
+} from '../../src/observability/index.js';
+import { correctBrand, startBrandOrder } from '../../src/orders/index.js';
+import { brandRegistration, uniqueReference, waitForStatus } from '../fixtures/workflow-harness.js';
+import {
+  type SimulatorHarness,
+  startTestSimulator,
+  withSimulatorWorkers,
+} from '../fixtures/workflow-simulator.js';
+import { timeSkippingEnv } from '../support/temporal-env.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+function parseScrape(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[pair[1] as string] = pair[2] as string;
+    samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+const having = (samples: Sample[], name: string, labels: Record<string, string>) =>
+  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+
+describe('registryEndpointTemplate', () => {
+  it('keeps the API words and turns every other segment into {id}, without the query', () => {
+    expect(registryEndpointTemplate('/v2/brand/B1X2Y3Z?x=1')).toBe('/brand/{id}');
+    expect(registryEndpointTemplate('/base/v2/brand/nonBlocking')).toBe('/brand/nonBlocking');
+    expect(registryEndpointTemplate('/v2/campaignBuilder/brand/B1/usecase/MARKETING')).toBe(
+      '/campaignBuilder/brand/{id}/usecase/{id}',
+    );
+    expect(registryEndpointTemplate('/v2/webhook/subscription/BRAND')).toBe('/webhook/subscription/{id}');
+    expect(registryEndpointTemplate('/v2/brand?referenceId=ref-1&page=1')).toBe('/brand');
+    expect(registryEndpointTemplate('/metrics')).toBeUndefined();
+  });
+});
+
+describe('business metrics on the worker Prometheus endpoint', () => {
+  let env: TestWorkflowEnvironment;
+  let harness: SimulatorHarness;
+  let metricsUrl: string;
+  let stopObserving: () => void;
+
+  beforeAll(async () => {
+    // test/support/quiet-runtime.ts installed a Runtime for this process; nothing uses it yet, so
+    // replace it with one that serves Prometheus metrics.
+    await Runtime.instance().shutdown();
+    const port = await freePort();
+    metricsUrl = `http://127.0.0.1:${port}/metrics`;
+    Runtime.install({
+      ...runtimeTelemetryOptions({ prometheusBindAddress: `127.0.0.1:${port}` }),
+      logger: new DefaultLogger('WARN'),
+    });
+    stopObserving = observeRegistryAnswers(Runtime.instance().metricMeter);
+    env = await timeSkippingEnv();
+    harness = await startTestSimulator();
+  });
+
+  afterAll(async () => {
+    stopObserving?.();
+    await harness?.sim.close();
+    await env?.teardown();
+  });
+
+  it('counts phases, needs-action classes, time to ready and registry answers, with bounded labels', async () => {
+    const reference = uniqueReference('metrics');
+    const brand = brandRegistration({ companyName: 'Acme UNVERIFIED Widgets Inc' });
+    const brandId = await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
+      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
+      track(handle);
+      const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+      expect(stuck.needsAction.map((a) => a.key)).toContain('identity');
+      const corrected = await correctBrand(env.client, reference, {
+        patch: { companyName: 'Acme Widgets Inc' },
+        revet: true,
+      });
+      expect(corrected).toMatchObject({ outcome: 'done', phase: 'ready' });
+      return stuck.brandId as string;
+    });
+
+    const response = await fetch(metricsUrl);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const samples = parseScrape(text);
+    const tcr = samples.filter((s) => s.name.startsWith('tcr_'));
+    const shown = tcr.map((s) => `${s.name} ${JSON.stringify(s.labels)} ${s.value}`).join('\n');
+
+    // Workflows: phase transitions, needs-action by class, time to ready.
+    expect(
+      having(tcr, 'tcr_phase_transitions_total', { kind: 'brand', to: 'needs-correction' }),
+      shown,
+    ).not.toEqual([]);
+    expect(having(tcr, 'tcr_phase_transitions_total', { kind: 'brand', to: 'ready' }), shown).not.toEqual([]);
+    expect(
+      having(tcr, 'tcr_needs_action_raised_total', { kind: 'brand', class: 'identity' }),
+      shown,
+    ).not.toEqual([]);
+    expect(
+      having(tcr, 'tcr_needs_action_cleared_total', { kind: 'brand', class: 'identity' }),
+      shown,
+    ).not.toEqual([]);
+    const readyCount = having(tcr, 'tcr_time_to_ready_seconds_count', { kind: 'brand' });
+    expect(
+      readyCount.map((s) => s.value),
+      shown,
+    ).toEqual([1]);
+    // The buckets are the business ones (1 min … 30 days), not the SDK's default millisecond buckets.
+    expect(having(tcr, 'tcr_time_to_ready_seconds_bucket', { le: '2592000' }), shown).not.toEqual([]);
+
+    // Activities: registry answers by endpoint template and class, billable creates.
+    expect(
+      having(tcr, 'tcr_registry_answers_total', {
+        method: 'POST',
+        endpoint: '/brand/nonBlocking',
+        class: 'ok',
+      }),
+      shown,
+    ).not.toEqual([]);
+    expect(
+      having(tcr, 'tcr_registry_answers_total', { method: 'GET', endpoint: '/brand/{id}', class: 'ok' }),
+      shown,
+    ).not.toEqual([]);
+    expect(
+      having(tcr, 'tcr_billable_creates_total', { what: 'brand-registration' }).map((s) => s.value),
+      shown,
+    ).toEqual([1]);
+
+    // No label value anywhere carries personal data or an id.
+    const forbidden = [reference, brandId, brand.ein, brand.email, 'Acme', 'UNVERIFIED'].filter(
+      (v): v is string => typeof v === 'string' && v.length > 0,
+    );
+    expect(forbidden.length).toBeGreaterThanOrEqual(5);
+    for (const sample of samples)
+      for (const value of Object.values(sample.labels))
+        for (const secret of forbidden)
+          expect(value, `${sample.name} ${JSON.stringify(sample.labels)}`).not.toContain(secret);
+    // The endpoint label only ever holds templates.
+    for (const s of having(tcr, 'tcr_registry_answers_total', {}))
+      expect(s.labels.endpoint).toMatch(/^(\/([a-zA-Z]+|\{id\}))+$/);
+  });
+});
