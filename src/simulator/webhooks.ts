@@ -167,21 +167,19 @@ export class WebhookDispatcher {
     }
     if (this.closed) return;
     const now = ctx.clock.nowMs();
-    if (status !== null && status >= 200 && status < 400) {
+    /** One delivery-log line for this attempt. */
+    const record = (
+      outcome: 'DELIVERED' | 'DISCARDED' | 'RETRY' | 'NETWORK_RETRY',
+      retryCount: number,
+      nextAttemptAt: string | null,
+    ) =>
       this.log(
         cspId,
-        {
-          ...base,
-          ...signatures,
-          endpoint,
-          status,
-          error: null,
-          outcome: 'DELIVERED',
-          retryCount: item.httpFailures,
-          nextAttemptAt: null,
-        },
+        { ...base, ...signatures, endpoint, status, error, outcome, retryCount, nextAttemptAt },
         now,
       );
+    if (status !== null && status >= 200 && status < 400) {
+      record('DELIVERED', item.httpFailures, null);
       done();
       if (ctx.faults.takeWebhook('webhook-duplicate', cspId, eventType)) {
         // A duplicate after "system disruption": the same event again, right behind the original.
@@ -201,55 +199,16 @@ export class WebhookDispatcher {
       item.httpFailures += 1;
       const delay = RETRY_SCHEDULE_SECONDS[item.httpFailures - 1];
       if (delay === undefined) {
-        this.log(
-          cspId,
-          {
-            ...base,
-            ...signatures,
-            endpoint,
-            status,
-            error: null,
-            outcome: 'DISCARDED',
-            retryCount: item.httpFailures - 1,
-            nextAttemptAt: null,
-          },
-          now,
-        );
+        record('DISCARDED', item.httpFailures - 1, null);
         done();
         return;
       }
       item.nextAttemptAt = now + delay * 1000;
-      this.log(
-        cspId,
-        {
-          ...base,
-          ...signatures,
-          endpoint,
-          status,
-          error: null,
-          outcome: 'RETRY',
-          retryCount: item.httpFailures,
-          nextAttemptAt: new Date(item.nextAttemptAt).toISOString(),
-        },
-        now,
-      );
+      record('RETRY', item.httpFailures, new Date(item.nextAttemptAt).toISOString());
     } else {
       item.networkFailures += 1;
       item.nextAttemptAt = now + ctx.delays.webhookNetworkRetrySeconds * 1000;
-      this.log(
-        cspId,
-        {
-          ...base,
-          ...signatures,
-          endpoint,
-          status: null,
-          error,
-          outcome: 'NETWORK_RETRY',
-          retryCount: item.httpFailures,
-          nextAttemptAt: new Date(item.nextAttemptAt).toISOString(),
-        },
-        now,
-      );
+      record('NETWORK_RETRY', item.httpFailures, new Date(item.nextAttemptAt).toISOString());
     }
     ctx.store.changed();
   }
