@@ -16,7 +16,17 @@ import {
   registryEndpointTemplate,
   runtimeTelemetryOptions,
 } from '../../src/observability/index.js';
+import { waitForBrandPhase } from '../../src/orders/brand-client.js';
+import { startCampaignOrder, waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import { correctBrand, startBrandOrder } from '../../src/orders/index.js';
+import { actionKeyClass } from '../../src/workflows/entity/metrics.js';
+import {
+  deliver,
+  privateBrand,
+  qualifyingCampaign,
+  startCampaignBench,
+  uniqueRef,
+} from '../fixtures/campaign-env.js';
 import { brandRegistration, uniqueReference, waitForStatus } from '../fixtures/workflow-harness.js';
 import {
   type SimulatorHarness,
@@ -73,6 +83,27 @@ describe('registryEndpointTemplate', () => {
   });
 });
 
+describe('actionKeyClass', () => {
+  it('reduces needs-action keys to a bounded class', () => {
+    expect(actionKeyClass('vet-3')).toBe('vet');
+    expect(actionKeyClass('suspended-10017')).toBe('suspended');
+    expect(actionKeyClass('suspended-unknown')).toBe('suspended');
+    expect(actionKeyClass('nudge-approve')).toBe('nudge');
+    expect(actionKeyClass('registry-error')).toBe('registry-error');
+    expect(actionKeyClass('identity')).toBe('identity');
+    expect(actionKeyClass('brand-B1X2Y3Z')).toBe('other');
+    expect(actionKeyClass('ref 42')).toBe('other');
+  });
+});
+
+function assertNoLabelContains(samples: Sample[], forbidden: (string | undefined)[]): void {
+  const values = forbidden.filter((v): v is string => typeof v === 'string' && v.length > 0);
+  for (const sample of samples)
+    for (const value of Object.values(sample.labels))
+      for (const secret of values)
+        expect(value, `${sample.name} ${JSON.stringify(sample.labels)}`).not.toContain(secret);
+}
+
 describe('business metrics on the worker Prometheus endpoint', () => {
   let env: TestWorkflowEnvironment;
   let harness: SimulatorHarness;
@@ -93,6 +124,15 @@ describe('business metrics on the worker Prometheus endpoint', () => {
     env = await timeSkippingEnv();
     harness = await startTestSimulator();
   });
+
+  const scrape = async () => {
+    const response = await fetch(metricsUrl);
+    expect(response.status).toBe(200);
+    const samples = parseScrape(await response.text());
+    const tcr = samples.filter((s) => s.name.startsWith('tcr_'));
+    const shown = tcr.map((s) => `${s.name} ${JSON.stringify(s.labels)} ${s.value}`).join('\n');
+    return { samples, tcr, shown };
+  };
 
   afterAll(async () => {
     stopObserving?.();
@@ -116,12 +156,7 @@ describe('business metrics on the worker Prometheus endpoint', () => {
       return stuck.brandId as string;
     });
 
-    const response = await fetch(metricsUrl);
-    expect(response.status).toBe(200);
-    const text = await response.text();
-    const samples = parseScrape(text);
-    const tcr = samples.filter((s) => s.name.startsWith('tcr_'));
-    const shown = tcr.map((s) => `${s.name} ${JSON.stringify(s.labels)} ${s.value}`).join('\n');
+    const { samples, tcr, shown } = await scrape();
 
     // Workflows: phase transitions, needs-action by class, time to ready.
     expect(
@@ -164,16 +199,82 @@ describe('business metrics on the worker Prometheus endpoint', () => {
     ).toEqual([1]);
 
     // No label value anywhere carries personal data or an id.
-    const forbidden = [reference, brandId, brand.ein, brand.email, 'Acme', 'UNVERIFIED'].filter(
-      (v): v is string => typeof v === 'string' && v.length > 0,
+    expect([reference, brandId, brand.ein, brand.email].every((v) => typeof v === 'string' && v !== '')).toBe(
+      true,
     );
-    expect(forbidden.length).toBeGreaterThanOrEqual(5);
-    for (const sample of samples)
-      for (const value of Object.values(sample.labels))
-        for (const secret of forbidden)
-          expect(value, `${sample.name} ${JSON.stringify(sample.labels)}`).not.toContain(secret);
+    assertNoLabelContains(samples, [reference, brandId, brand.ein, brand.email, 'Acme', 'UNVERIFIED']);
     // The endpoint label only ever holds templates.
     for (const s of having(tcr, 'tcr_registry_answers_total', {}))
       expect(s.labels.endpoint).toMatch(/^(\/([a-zA-Z]+|\{id\}))+$/);
+  });
+
+  it('counts a campaign to running: time to running, the billed creation, no ids in labels', async () => {
+    const bench = await startCampaignBench(env);
+    try {
+      const brandReference = uniqueRef('brand');
+      bench.track(
+        (
+          await startBrandOrder(
+            env.client,
+            { reference: brandReference, account: bench.account, brand: privateBrand() },
+            { taskQueue: bench.taskQueue },
+          )
+        ).handle,
+      );
+      const brand = await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
+      const reference = uniqueRef('camp');
+      const { handle } = await startCampaignOrder(
+        env.client,
+        {
+          reference,
+          account: bench.account,
+          brandReference,
+          upstreamCnpId: 'SINCH',
+          campaign: qualifyingCampaign(),
+        },
+        { taskQueue: bench.taskQueue },
+      );
+      bench.track(handle);
+      const shared = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+      const campaignId = shared.campaignId as string;
+      await bench.control.acceptShare(campaignId);
+      await deliver(handle, {
+        eventType: 'CAMPAIGN_SHARE_ACCEPT',
+        campaignId,
+        campaignReferenceId: reference,
+      });
+      await deliver(handle, {
+        eventType: 'CAMPAIGN_DCA_COMPLETE',
+        campaignId,
+        campaignReferenceId: reference,
+      });
+      await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+
+      const { samples, tcr, shown } = await scrape();
+      expect(
+        having(tcr, 'tcr_phase_transitions_total', { kind: 'campaign', to: 'running' }),
+        shown,
+      ).not.toEqual([]);
+      expect(
+        having(tcr, 'tcr_time_to_running_seconds_count', { kind: 'campaign' }).map((s) => s.value),
+        shown,
+      ).toEqual([1]);
+      expect(
+        having(tcr, 'tcr_billable_creates_total', { what: 'campaign-creation' }).map((s) => s.value),
+        shown,
+      ).toEqual([1]);
+      expect(
+        having(tcr, 'tcr_registry_answers_total', {
+          method: 'POST',
+          endpoint: '/campaignBuilder',
+          class: 'ok',
+        }),
+        shown,
+      ).not.toEqual([]);
+      assertNoLabelContains(samples, [reference, brandReference, campaignId, brand.brandId]);
+    } finally {
+      await bench.endWorkflows();
+      await bench.close();
+    }
   });
 });
