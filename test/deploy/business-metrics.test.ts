@@ -143,6 +143,14 @@ describe('business metrics on the worker Prometheus endpoint', () => {
   it('counts phases, needs-action classes, time to ready and registry answers, with bounded labels', async () => {
     const reference = uniqueReference('metrics');
     const brand = brandRegistration({ companyName: 'Acme UNVERIFIED Widgets Inc' });
+    // The first brand read answers 429 (Retry-After 1 s); the client waits and retries.
+    await harness.control.addFault({
+      kind: 'rate-limit',
+      method: 'GET',
+      pathPattern: '^/v2/brand/[^/]+$',
+      count: 1,
+      retryAfterSeconds: 1,
+    });
     const brandId = await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
       const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
       track(handle);
@@ -191,6 +199,21 @@ describe('business metrics on the worker Prometheus endpoint', () => {
     ).not.toEqual([]);
     expect(
       having(tcr, 'tcr_registry_answers_total', { method: 'GET', endpoint: '/brand/{id}', class: 'ok' }),
+      shown,
+    ).not.toEqual([]);
+    expect(
+      having(tcr, 'tcr_registry_rate_limited_total', { method: 'GET', endpoint: '/brand/{id}' }).map(
+        (s) => s.value,
+      ),
+      shown,
+    ).toEqual([1]);
+    expect(
+      having(tcr, 'tcr_registry_answers_total', {
+        method: 'GET',
+        endpoint: '/brand/{id}',
+        class: 'rate-limited',
+        status: '429',
+      }),
       shown,
     ).not.toEqual([]);
     expect(
