@@ -427,10 +427,10 @@ describe('campaign lifecycle', () => {
     const latest = await handle.fetchHistory();
     const next = (await env.client.options.loadedDataConverter.payloadConverter.fromPayload(
       latest.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
-    )) as { campaign?: unknown; carried: { content?: unknown; status: { phase: string } } };
+    )) as { campaign?: unknown; carried: { content?: unknown; status: { created: boolean } } };
     expect(next).not.toHaveProperty('campaign');
     expect(next.carried).not.toHaveProperty('content');
-    expect(next.carried.status.phase).toBe('running');
+    expect(next.carried.status.created).toBe(true);
   });
 
   it('cancel before creation ends the workflow with nothing created', async () => {
