@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { fieldErrorsOf } from '../orders/field-errors.js';
+import { fieldErrorsOf } from '../registry/field-errors.js';
 import { InputValidationError, UsageError } from './errors.js';
 
 /** Reads a JSON file; an unreadable or malformed file is a validation error naming the file. */

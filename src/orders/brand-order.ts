@@ -7,10 +7,15 @@
  * field is never dropped without a word. Lists and records are capped (src/registry/request-limits.ts).
  */
 import { z } from 'zod';
+import {
+  describeFieldErrors,
+  type FieldError,
+  fieldErrorsOf,
+  unknownFieldErrors,
+} from '../registry/field-errors.js';
 import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } from '../registry/schemas.js';
 import type { BrandWorkflowOptions } from '../workflows/brand-types.js';
 import { accountNamePattern } from '../workflows/task-queues.js';
-import { describeFieldErrors, type FieldError, fieldErrorsOf, unknownFieldErrors } from './field-errors.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -73,7 +78,7 @@ export interface BrandOrder {
 }
 export type BrandOrderInput = z.input<typeof BrandOrderSchema>;
 
-export type { FieldError } from './field-errors.js';
+export type { FieldError } from '../registry/field-errors.js';
 
 /** A refused order: every field error, nothing started. */
 export class OrderValidationError extends Error {

@@ -6,6 +6,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { z } from 'zod';
+import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
 import { ReferenceIdSchema } from '../registry/schemas.js';
 import type { campaignWorkflow } from '../workflows/campaign/workflow.js';
 import type { CampaignOperationOutcome } from '../workflows/campaign-definitions.js';
@@ -29,7 +30,6 @@ import type {
 import { campaignWorkflowId } from '../workflows/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
 import { accountNamePattern, WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
-import { describeFieldErrors, fieldErrorsOf } from './field-errors.js';
 import { parseRequest } from './operator-requests.js';
 import {
   StrictAcknowledgeRequestSchema,

@@ -6,7 +6,7 @@
  * ./request-schemas.ts: an unknown field is refused by name.
  */
 import type { z } from 'zod';
-import { describeFieldErrors, type FieldError, fieldErrorsOf } from './field-errors.js';
+import { describeFieldErrors, type FieldError, fieldErrorsOf } from '../registry/field-errors.js';
 
 /** A refused operator request: every field error, nothing sent. */
 export class RequestValidationError extends Error {

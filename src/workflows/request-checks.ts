@@ -15,7 +15,7 @@
  * workflow CPU (docs/benchmarks.md, section 3).
  */
 
-import { unknownFieldErrors } from '../orders/field-errors.js';
+import { unknownFieldErrors } from '../registry/field-errors.js';
 import { REQUEST_LIMITS as LIMIT } from '../registry/request-limits.js';
 import type {
   AppealRequest,

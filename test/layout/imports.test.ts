@@ -48,20 +48,6 @@ const CONTRACT_ONLY: readonly string[] = ['ingress', 'workers', 'simulator'];
  * is not fixed yet; fixing one means deleting its line here.
  */
 const ALLOWED: ReadonlyMap<string, string> = new Map([
-  // Files other work held while this test was written: they still import the activity interfaces
-  // through the re-export left at the old path. Point them at src/contracts/activity-types.ts and
-  // src/contracts/campaign-activity-types.ts, then delete src/activities/{types,campaign-types}.ts.
-  ['workflows/brand/workflow.ts -> activities/types.ts', 'to contracts/activity-types.ts'],
-  ['workflows/vet/workflow.ts -> activities/types.ts', 'to contracts/activity-types.ts'],
-  [
-    'workflows/campaign/workflow.ts -> activities/campaign-types.ts',
-    'to contracts/campaign-activity-types.ts',
-  ],
-  ['workflows/entity/stubs.ts -> activities/types.ts', 'to contracts/activity-types.ts'],
-  ['workflows/entity/stubs.ts -> activities/campaign-types.ts', 'to contracts/campaign-activity-types.ts'],
-  // Workflow-side request checks reuse the edge's unknown-key wording: move field-errors.ts down
-  // (it is zod-free) to src/contracts or src/registry.
-  ['workflows/request-checks.ts -> orders/field-errors.ts', 'move field-errors.ts down'],
   // The campaign's brand-readiness activity queries the brand workflow: the status query and the
   // BrandStatus type still live beside the brand workflow. A brand contract
   // (src/contracts/brand.ts: definitions and status types) ends both.

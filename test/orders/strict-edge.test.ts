@@ -18,7 +18,7 @@ import {
 } from '../../src/index.js';
 import { OrderValidationError, parseBrandOrder } from '../../src/orders/brand-order.js';
 import { CampaignOrderValidationError, parseCampaignOrder } from '../../src/orders/campaign-orders.js';
-import type { FieldError } from '../../src/orders/field-errors.js';
+import type { FieldError } from '../../src/registry/field-errors.js';
 import { REQUEST_LIMITS } from '../../src/registry/request-limits.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 

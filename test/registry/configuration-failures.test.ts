@@ -6,7 +6,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { toActivityFailure } from '../../src/activities/failures.js';
-import { nonRetryableRegistryFailureTypes, RegistryFailureTypes } from '../../src/activities/types.js';
+import {
+  nonRetryableRegistryFailureTypes,
+  RegistryFailureTypes,
+} from '../../src/contracts/activity-types.js';
 import { RegistryClient, type RegistryClientOptions } from '../../src/registry/client.js';
 import { RegistryConfigurationError } from '../../src/registry/errors.js';
 

@@ -7,7 +7,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrandSnapshot } from '../../src/activities/types.js';
+import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import { deriveBrandPhase } from '../../src/workflows/brand/derive.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';

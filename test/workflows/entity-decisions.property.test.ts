@@ -16,7 +16,7 @@ import {
 } from '@temporalio/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { BrandSnapshot } from '../../src/activities/types.js';
+import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
 import {
   deriveBrandPhase,
   NOT_FOUND_CONFIRM_MS,

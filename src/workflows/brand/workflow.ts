@@ -29,7 +29,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { BrandSnapshot } from '../../activities/types.js';
+import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import {
   brandUpdateGroups,
   groupsOfPatch,

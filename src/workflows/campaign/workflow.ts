@@ -34,7 +34,7 @@ import type {
   CampaignCreatedResult,
   CampaignSnapshot,
   SharingSnapshot,
-} from '../../activities/campaign-types.js';
+} from '../../contracts/campaign-activity-types.js';
 import { subUsecaseIssues } from '../../registry/rules.js';
 import type { CampaignUpdate } from '../../registry/schemas.js';
 import {

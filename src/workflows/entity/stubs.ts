@@ -20,12 +20,15 @@
  * each step with `at` and every call inside the step carries it (deterministic: plain workflow state).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { CampaignReadActivities, CampaignWriteActivities } from '../../activities/campaign-types.js';
 import {
   nonRetryableRegistryFailureTypes,
   type RegistryReadActivities,
   type RegistryWriteActivities,
-} from '../../activities/types.js';
+} from '../../contracts/activity-types.js';
+import type {
+  CampaignReadActivities,
+  CampaignWriteActivities,
+} from '../../contracts/campaign-activity-types.js';
 import { registryReadsTaskQueue, registryWritesTaskQueue } from '../task-queues.js';
 import type { AuditCause } from './audit.js';
 

@@ -22,7 +22,7 @@ import {
   isCancellation,
   setHandler,
 } from '@temporalio/workflow';
-import type { VetRecord } from '../../activities/types.js';
+import type { VetRecord } from '../../contracts/activity-types.js';
 import { stopVetSignal, type VetProgress, vetProgressSignal } from '../brand-definitions.js';
 import type { OperatorAction, VetState, WaitingFor } from '../brand-types.js';
 import { type AuditTrail, emptyAuditTrail } from '../entity/audit.js';

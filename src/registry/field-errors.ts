@@ -3,7 +3,7 @@
  * run time (only its types): the workflows' request checks name unknown fields with this module too.
  */
 import type { z } from 'zod';
-import { REQUEST_LIMITS } from '../registry/request-limits.js';
+import { REQUEST_LIMITS } from './request-limits.js';
 
 export interface FieldError {
   /** Dotted path, e.g. `brand.businessContactEmail`. */
