@@ -41,6 +41,14 @@ const SCHEDULES = Number(process.env.TCR_INTERLEAVING_SCHEDULES ?? 200);
 const SEED = Number(process.env.TCR_INTERLEAVING_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ROUNDS = 6;
 
+/** A promise's outcome as a value: the promise is observed at once, so a rejection is never unhandled. */
+function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return promise.then(
+    (value) => ({ status: 'fulfilled', value }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );
+}
+
 /** mulberry32: a small seeded PRNG, so a seed replays the same schedules. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -139,8 +147,13 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
     await withWorkers(env, { reads: fake.readActivities(), writes: fake.writeActivities() }, async (w) => {
       const handles = new Map<string, WorkflowHandle>();
       /** Updates sent, and whether a cancel had already been sent for that order. */
-      const updates: { schedule: number; kind: string; afterCancel: boolean; result: Promise<unknown> }[] =
-        [];
+      /** Each update's result, settled as it arrives (no rejection is left unobserved meanwhile). */
+      const updates: {
+        schedule: number;
+        kind: string;
+        afterCancel: boolean;
+        result: Promise<PromiseSettledResult<unknown>>;
+      }[] = [];
       const cancelled = new Set<string>();
       const deliveries = new Map<string, ReturnType<typeof delivery>[]>();
       const faultUntil = new Map<string, number>();
@@ -196,9 +209,9 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
                     schedule: s.index,
                     kind: 'correct',
                     afterCancel: cancelled.has(s.reference),
-                    result: correctBrand(env.client, s.reference, {
-                      patch: { email: `ops${round}@acme.example` },
-                    }),
+                    result: settle(
+                      correctBrand(env.client, s.reference, { patch: { email: `ops${round}@acme.example` } }),
+                    ),
                   });
                   break;
                 case 'appeal':
@@ -206,11 +219,13 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
                     schedule: s.index,
                     kind: 'appeal',
                     afterCancel: cancelled.has(s.reference),
-                    result: appealBrand(env.client, s.reference, {
-                      appealCategories: ['VERIFY_TAX_ID'],
-                      attachmentUuids: [],
-                      explanation: 'the EIN is right',
-                    }),
+                    result: settle(
+                      appealBrand(env.client, s.reference, {
+                        appealCategories: ['VERIFY_TAX_ID'],
+                        attachmentUuids: [],
+                        explanation: 'the EIN is right',
+                      }),
+                    ),
                   });
                   break;
                 case 'revet':
@@ -218,7 +233,7 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
                     schedule: s.index,
                     kind: 'revet',
                     afterCancel: cancelled.has(s.reference),
-                    result: revetBrand(env.client, s.reference),
+                    result: settle(revetBrand(env.client, s.reference)),
                   });
                   break;
                 case 'fault':
@@ -231,7 +246,7 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
                       schedule: s.index,
                       kind: 'cancel',
                       afterCancel: cancelled.has(s.reference),
-                      result: cancelBrand(env.client, s.reference, 'schedule'),
+                      result: settle(cancelBrand(env.client, s.reference, 'schedule')),
                     });
                   else await handle.cancel().catch(() => undefined);
                   cancelled.add(s.reference);
@@ -247,7 +262,7 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
         // The registry heals; the steady reconciliation (6 h) reads every brand once more.
         fake.healWorkflow();
         await env.sleep('7 hours');
-        const settled = await Promise.allSettled(updates.map((u) => u.result));
+        const settled = await Promise.all(updates.map((u) => u.result));
         settled.forEach((r, i) => {
           const { schedule, kind, afterCancel } = updates[i]!;
           const where = `seed ${SEED}, schedule ${schedule}, ${kind} (${JSON.stringify(schedules[schedule]!.rounds)})`;
