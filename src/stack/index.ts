@@ -109,27 +109,36 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       : bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: bundlerLogger });
     bundle.catch(() => undefined);
 
-    // 1. Temporal dev server.
-    const temporalPort = await portOrFree(options.temporalPort ?? 7233);
-    const uiPort = await portOrFree(options.uiPort ?? 8233);
-
     // 0. Payload encryption: the stack's own key (data folder, 0600) and the codec server the Web UI
-    // and the `temporal` CLI decode through. Every client and worker below encrypts with that key.
-    const codec = await startLocalCodec({
-      dataDir,
-      port: await portOrFree(options.codecPort ?? 8234),
-      uiPort,
-    });
+    // and the `temporal` CLI decode through. 1. The Temporal dev server, its Web UI decoding through
+    // that codec server. Ports asked for as 0 are probed free first (the dev server needs numbers);
+    // on a shared machine another process can take one before the server binds it, so a dev server
+    // that exits while starting on probed ports is started again on fresh ones (3 tries).
+    const probed = options.temporalPort === 0 || options.uiPort === 0 || options.codecPort === 0;
+    let codec: Awaited<ReturnType<typeof startLocalCodec>>;
+    let devServer: RunningDevServer;
+    for (let attempt = 1; ; attempt++) {
+      const temporalPort = await portOrFree(options.temporalPort ?? 7233);
+      const uiPort = await portOrFree(options.uiPort ?? 8233);
+      codec = await startLocalCodec({ dataDir, port: await portOrFree(options.codecPort ?? 8234), uiPort });
+      try {
+        devServer = await startDevServer({
+          port: temporalPort,
+          uiPort,
+          namespace,
+          dbFile: join(dataDir, 'temporal.sqlite'),
+          uiCodecEndpoint: codec.uiEndpoint,
+          output: options.devServerOutput ? 'inherit' : 'ignore',
+        });
+        break;
+      } catch (error) {
+        await codec.server.close();
+        if (!probed || attempt >= 3 || !String(error).includes('exited')) throw error;
+        log(`Temporal dev server exited while starting (a probed port was taken?); trying fresh ports`);
+      }
+    }
     cleanups.push(() => codec.server.close());
     const converter = dataConverter({ keyring: codec.keyring });
-    const devServer: RunningDevServer = await startDevServer({
-      port: temporalPort,
-      uiPort,
-      namespace,
-      dbFile: join(dataDir, 'temporal.sqlite'),
-      uiCodecEndpoint: codec.uiEndpoint,
-      output: options.devServerOutput ? 'inherit' : 'ignore',
-    });
     cleanups.push(() => devServer.stop());
     log(`Temporal dev server ready on ${devServer.address}`);
     const cliConfigFile = writeTemporalCliConfig({
