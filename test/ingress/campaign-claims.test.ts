@@ -89,6 +89,28 @@ const delivery = (event: RegistryEvent) => ({
   deliveryId: randomUUID(),
 });
 
+/**
+ * Parks `event` under a registry id, as the router does with an event that names only that id and
+ * finds no owner for it; returns the parked workflow's id.
+ */
+async function parkUnderRegistryId(
+  kind: 'brand' | 'campaign',
+  id: string,
+  event: RegistryEvent,
+): Promise<string> {
+  const workflowId = parkedEventsWorkflowId(kind, id);
+  const input: ParkedEventsInput = { kind, keyType: 'registryId', key: id };
+  await env.client.workflow.signalWithStart('parkedEvents', {
+    workflowId,
+    taskQueue: bench.taskQueue,
+    args: [input],
+    signal: registryEventSignal,
+    signalArgs: [delivery(event)],
+  });
+  handles.push(env.client.workflow.getHandle(workflowId));
+  return workflowId;
+}
+
 /** The campaign's status once it has acted on `n` distinct deliveries. */
 const receivedAtLeast = (reference: string, n: number) =>
   until(async () => {
@@ -148,17 +170,10 @@ describe('the campaign workflow claims its parked events', () => {
     const campaignId = await until(
       async () => (await bench.registry.findCampaignByReference(reference))?.campaignId,
     );
-    const parkedId = parkedEventsWorkflowId('campaign', campaignId);
-    const input: ParkedEventsInput = { kind: 'campaign', keyType: 'registryId', key: campaignId };
-    // As the router parks an event that names only the registry id and finds no owner for it.
-    await env.client.workflow.signalWithStart('parkedEvents', {
-      workflowId: parkedId,
-      taskQueue: bench.taskQueue,
-      args: [input],
-      signal: registryEventSignal,
-      signalArgs: [delivery({ eventType: 'CAMPAIGN_NUDGE', campaignId } as RegistryEvent)],
-    });
-    handles.push(env.client.workflow.getHandle(parkedId));
+    const parkedId = await parkUnderRegistryId('campaign', campaignId, {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId,
+    } as RegistryEvent);
     // Still before the workflow knows the id: the create's answer has not come back.
     expect((await getCampaignStatus(env.client, reference)).campaignId).toBeUndefined();
 
@@ -197,16 +212,10 @@ describe('the brand workflow claims its parked events', () => {
     );
     handles.push(handle);
     const brandId = await until(async () => (await bench.registry.findBrandByReference(reference))?.brandId);
-    const parkedId = parkedEventsWorkflowId('brand', brandId);
-    const input: ParkedEventsInput = { kind: 'brand', keyType: 'registryId', key: brandId };
-    await env.client.workflow.signalWithStart('parkedEvents', {
-      workflowId: parkedId,
-      taskQueue: bench.taskQueue,
-      args: [input],
-      signal: registryEventSignal,
-      signalArgs: [delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId } as RegistryEvent)],
-    });
-    handles.push(env.client.workflow.getHandle(parkedId));
+    const parkedId = await parkUnderRegistryId('brand', brandId, {
+      eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
+      brandId,
+    } as RegistryEvent);
     // Still before the workflow knows the id: the registration's answer has not come back.
     expect((await getBrandStatus(env.client, reference)).brandId).toBeUndefined();
 
