@@ -51,12 +51,13 @@ describe('IngressConnection', () => {
     await proxy.down();
     try {
       const started = Date.now();
-      const refusedBefore = proxy.refused;
+      // A gRPC status, whichever one: the cut connection answers unknown or unavailable, and a new
+      // one, if the client dials again within 400 ms, is reset by the proxy (unavailable) or runs
+      // out of time (deadline exceeded).
       await expect(systemInfo(400)).rejects.toMatchObject({ code: expect.any(Number) });
       // Gave up near its deadline (a bound 5x the old 1.5 s, for a loaded machine): retrying behind it
       // would go on until the proxy is up again, which happens only after this.
       expect(Date.now() - started).toBeLessThan(7_500);
-      expect(proxy.refused).toBeGreaterThan(refusedBefore);
     } finally {
       await proxy.up();
     }
