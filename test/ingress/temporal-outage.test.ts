@@ -104,7 +104,10 @@ describe('Temporal down, then up', () => {
       await proxy.down();
       expect(await deliver()).toBe(503);
       expect(await deliver()).toBe(503);
-      expect(proxy.refused).toBeGreaterThan(0); // the ingress tried, and the port was still the proxy's
+      // The ingress tried and failed (each 503 is a counted hand-off failure). Whether its client dialled
+      // the proxy again within the hand-off deadline (proxy.refused) is timing, so it is not asserted;
+      // that the port stayed the proxy's is checked after up() below.
+      expect(ingress.metrics.snapshot().handoffFailures).toBe(2);
       expect((await fetch(`${ingress.internalUrl ?? ingress.url}/readyz`)).status).toBe(503);
       expect((await owner.query(recordedQuery)).signals).toHaveLength(0);
 
