@@ -60,13 +60,24 @@ describe('tcr codec-server', () => {
     await tcr(['payload-keys', 'init', '--file', file]);
     const stop = new AbortController();
     const err: string[] = [];
+    // The first line on stderr (the address it listens on) is waited for, not polled for a while.
+    let firstLine: () => void = () => {};
+    const announced = new Promise<void>((resolve) => {
+      firstLine = resolve;
+    });
     const { runCli } = await import('../../src/cli/run.js');
     const running = runCli(['codec-server', '--port', '0'], {
       env: { TCR_PAYLOAD_KEYS_FILE: file, TCR_CODEC_SERVER_TOKENS: 'a-token-of-enough-length' },
       signal: stop.signal,
-      io: { out: () => {}, err: (t) => err.push(t) },
+      io: {
+        out: () => {},
+        err: (t) => {
+          err.push(t);
+          firstLine();
+        },
+      },
     });
-    for (let i = 0; i < 200 && err.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    await Promise.race([announced, running]);
     const url = /codec server on (\S+)/.exec(err[0] ?? '')?.[1];
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(err[0]).not.toContain('a-token-of-enough-length');
