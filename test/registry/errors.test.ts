@@ -43,7 +43,8 @@ function client(extra: Partial<RegistryClientOptions> = {}): RegistryClient {
     apiKey: KEY,
     apiSecret: SECRET,
     rateLimits: false,
-    timeoutMs: 200,
+    // Answers are in-process (MockAgent): 1 s is far more than any answer needs on a loaded machine.
+    timeoutMs: 1_000,
     dispatcher: agent,
     ...extra,
   });

@@ -101,9 +101,9 @@ describe('create once by referenceId', () => {
 
   it('a brand create retried after a timeout-after-commit leaves exactly one brand', async () => {
     const registry = new MockRegistry();
-    registry.timeoutAfterCommit('/v2/brand/nonBlocking', 2000);
+    registry.timeoutAfterCommit('/v2/brand/nonBlocking', 10_000);
     registry.listen();
-    const client = clientFor(registry, { timeoutMs: 200 });
+    const client = clientFor(registry, { timeoutMs: 1_000 });
     const result = await client.registerBrand(brandOrder('ref-T'));
     expect(result.alreadyExisted).toBe(true);
     expect(registry.brands).toHaveLength(1);
@@ -114,9 +114,9 @@ describe('create once by referenceId', () => {
 
   it('a campaign create retried after a timeout-after-commit leaves exactly one campaign', async () => {
     const registry = new MockRegistry();
-    registry.timeoutAfterCommit('/v2/campaignBuilder', 2000);
+    registry.timeoutAfterCommit('/v2/campaignBuilder', 10_000);
     registry.listen();
-    const client = clientFor(registry, { timeoutMs: 200 });
+    const client = clientFor(registry, { timeoutMs: 1_000 });
     const result = await client.createCampaign(campaignOrder('camp-T'));
     expect(result).toEqual({
       campaignId: registry.campaigns[0]?.campaignId,
@@ -133,9 +133,9 @@ describe('create once by referenceId', () => {
       .get(MOCK_ORIGIN)
       .intercept({ path: '/v2/campaignBuilder', method: 'POST' })
       .reply(200, { campaignId: 'LATE', mnoMetadata: {} })
-      .delay(2000);
+      .delay(10_000);
     registry.listen();
-    const client = clientFor(registry, { timeoutMs: 200 });
+    const client = clientFor(registry, { timeoutMs: 1_000 });
     const result = await client.createCampaign(campaignOrder('camp-R'));
     expect(result.alreadyExisted).toBe(false);
     expect(registry.campaigns).toHaveLength(1);
@@ -148,9 +148,9 @@ describe('create once by referenceId', () => {
         .get(MOCK_ORIGIN)
         .intercept({ path: '/v2/brand/nonBlocking', method: 'POST' })
         .reply(200, {})
-        .delay(2000);
+        .delay(10_000);
     registry.listen();
-    const client = clientFor(registry, { timeoutMs: 150, createAttempts: 2 });
+    const client = clientFor(registry, { timeoutMs: 750, createAttempts: 2 });
     const error = await client.registerBrand(brandOrder('ref-X')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RegistryTimeoutError);
     expect(error).toMatchObject({ retryable: true, mayHaveCommitted: true });

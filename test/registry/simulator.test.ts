@@ -280,9 +280,9 @@ describe('client against the simulator', () => {
       kind: 'timeout-after-commit',
       method: 'POST',
       pathPattern: '^/v2/campaignBuilder$',
-      delayMs: 3000,
+      delayMs: 15_000,
     });
-    const fast = clientFor({ timeoutMs: 500 });
+    const fast = clientFor({ timeoutMs: 2_500 });
     const result = await fast.createCampaign(campaignOrder('sim-camp-tac', brandId));
     await fast.close();
     expect(result.alreadyExisted).toBe(true);
@@ -299,9 +299,9 @@ describe('client against the simulator', () => {
       kind: 'timeout-after-commit',
       method: 'POST',
       pathPattern: '^/v2/brand/nonBlocking$',
-      delayMs: 3000,
+      delayMs: 15_000,
     });
-    const fast = clientFor({ timeoutMs: 500 });
+    const fast = clientFor({ timeoutMs: 2_500 });
     const result = await fast.registerBrand(brandOrder('sim-brand-tac'));
     await fast.close();
     expect(result.alreadyExisted).toBe(true);

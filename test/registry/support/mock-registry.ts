@@ -12,7 +12,7 @@ export const MOCK_KEY = 'mock-key';
 export const MOCK_SECRET = 'mock-secret-value';
 /**
  * A registry client talking to `registry` (its MockAgent as the dispatcher) with the mock's
- * credentials; no client-side limiter and a 300 ms timeout unless `extra` says otherwise.
+ * credentials; no client-side limiter and a 1.5 s timeout (answers are in-process; 5x the old 300 ms) unless `extra` says otherwise.
  */
 export function mockRegistryClient(
   registry: MockRegistry,
@@ -26,7 +26,7 @@ export function mockRegistryClient(
     apiSecret: MOCK_SECRET,
     dispatcher: registry.agent,
     rateLimits: false,
-    timeoutMs: 300,
+    timeoutMs: 1_500,
     ...extra,
   });
 }
