@@ -152,7 +152,7 @@ export async function startReceiver(
 
 export async function until<T>(
   probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 5000,
+  timeoutMs = 25_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -267,7 +267,7 @@ describe('delivery', () => {
     await subscribe(api, `http://127.0.0.1:${port}/hook`, ['BRAND']);
     await api.call('POST', '/brand/nonBlocking', privateBrand());
     const entry = await api.control.waitForDelivery((d) => d.outcome === 'NETWORK_RETRY', {
-      timeoutMs: 3000,
+      timeoutMs: 15_000,
     });
     expect(entry.error).toMatch(/timeout|abort/i);
     expect(connections).toBeGreaterThanOrEqual(1);
