@@ -38,7 +38,10 @@ const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
 
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  bench = await startCampaignBench(env);
+  // A 15 s registry timeout (5x the usual 3 s): the tests below park an event and read the status
+  // between a create's commit and the moment the workflow learns the id (the timeout), which must
+  // not be a race on a loaded machine.
+  bench = await startCampaignBench(env, { registryTimeoutMs: 15_000 });
 });
 afterAll(async () => {
   await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
@@ -156,14 +159,14 @@ describe('the campaign workflow claims its parked events', () => {
   it('parked under its campaignId before it learned the id: claimed once created, delivered once', async () => {
     const brandReference = await readyBrand();
     const reference = uniqueRef('camp');
-    // The create commits at the registry, then its answer is held (until the client's 3 s timeout) and
+    // The create commits at the registry, then its answer is held (until the client's 15 s timeout) and
     // the connection dropped; the workflow finds the campaign by reference afterwards. Meanwhile the
     // test parks an event under the id.
     await bench.control.addFault({
       kind: 'timeout-after-commit',
       method: 'POST',
       pathPattern: '^/v2/campaignBuilder$',
-      delayMs: 5_000,
+      delayMs: 20_000,
       count: 1,
     });
     await startCampaign(reference, brandReference);
@@ -195,14 +198,14 @@ describe('the campaign workflow claims its parked events', () => {
 describe('the brand workflow claims its parked events', () => {
   it('parked under its brandId before it learned the id: claimed once registered, delivered once', async () => {
     const reference = uniqueRef('brand');
-    // The registration commits at the registry, then its answer is held (past the client's 3 s
+    // The registration commits at the registry, then its answer is held (past the client's 15 s
     // timeout) and the connection dropped; the retried activity finds the brand by reference.
     // Meanwhile the test parks an event that names only the brand id, as the router would.
     await bench.control.addFault({
       kind: 'timeout-after-commit',
       method: 'POST',
       pathPattern: '^/v2/brand/nonBlocking$',
-      delayMs: 5_000,
+      delayMs: 20_000,
       count: 1,
     });
     const { handle } = await startBrandOrder(
