@@ -1,0 +1,129 @@
+/**
+ * What every part of the campaign workflow shares within one run: the input, the state, the
+ * bookkeeping, the guarded registry, the operation queue, and the few helpers everything calls
+ * (set the phase, apply a needs-action change, claim parked events). Built once at the start of a run
+ * by `campaignContext`; ./apply.ts, ./steps.ts, ./operations.ts and ./handlers.ts take it.
+ */
+import {
+  ApplicationFailure,
+  getExternalWorkflowHandle,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CampaignPhase, CampaignWorkflowInput } from '../campaign-types.js';
+import type { AuditCause } from '../entity/audit.js';
+import { EntityBookkeeping } from '../entity/bookkeeping.js';
+import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
+import { OperationQueue } from '../entity/operations.js';
+import { guardedPhase } from '../entity/phases.js';
+import { GuardedRegistry } from '../entity/registry-call.js';
+import { registryStubs } from '../entity/stubs.js';
+import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, HOUR_MS, Wakeup } from '../entity/wait.js';
+import { CampaignIdKey } from '../search-attributes.js';
+import { claimParkedEventsSignal } from '../signals.js';
+import type { ActionChange } from './derive.js';
+import { type CampaignOperation, campaignPhaseTable } from './phases.js';
+import { type CampaignState, initialCampaignState } from './state.js';
+
+export const DEFAULT_BRAND_READY_DEADLINE_MS = 7 * 24 * HOUR_MS;
+export const DEFAULT_DECISION_DEADLINE_MS = 7 * 24 * HOUR_MS;
+
+/** A first run's input must carry the campaign fields (the order API always sends them). */
+function withCampaign(
+  input: CampaignWorkflowInput,
+): CampaignWorkflowInput & { campaign: NonNullable<CampaignWorkflowInput['campaign']> } {
+  if (!input.campaign)
+    throw ApplicationFailure.nonRetryable(
+      'a campaign workflow starts with its campaign fields (CampaignWorkflowInput.campaign)',
+      'InvalidWorkflowInput',
+    );
+  return { ...input, campaign: input.campaign };
+}
+
+export function campaignContext(input: CampaignWorkflowInput) {
+  const opts = input.options ?? {};
+  const brandPoll = opts.brandPoll ?? DEFAULT_PENDING_POLL;
+  const pendingPoll = opts.pendingPoll ?? DEFAULT_PENDING_POLL;
+  const steadyPollMs = opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS;
+  const brandReadyDeadlineMs = opts.brandReadyDeadlineMs ?? DEFAULT_BRAND_READY_DEADLINE_MS;
+  const decisionDeadlineMs = opts.decisionDeadlineMs ?? DEFAULT_DECISION_DEADLINE_MS;
+  const registry = registryStubs(input.account);
+  const { reads, writes } = registry;
+  const account = input.account;
+  const self = workflowInfo().workflowId;
+  const state: CampaignState = input.carried ?? initialCampaignState(withCampaign(input));
+  if (input.carried) state.status.runs = ++state.loop.runs;
+  const status = state.status;
+  const table = campaignPhaseTable(() => status.campaignStatus);
+  const wakeup = new Wakeup();
+  const queue = new OperationQueue<CampaignOperation>(state.queue, wakeup);
+  const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
+  const books = new EntityBookkeeping(status, CampaignIdKey, () => status.campaignId, opts.auditLimit);
+  const guarded = new GuardedRegistry(state.faults, books);
+  const audit = books.audit.bind(books);
+  const final = () => table[status.phase].final;
+
+  const applyAction = (key: string, change: ActionChange | undefined) => {
+    if (!change) return;
+    if (change.set) books.setAction(key, change.action, change.reason, change.registryErrors);
+    else books.clearAction(key);
+  };
+  const clearAllActions = () => {
+    for (const key of status.needsAction.map((a) => a.key)) books.clearAction(key);
+  };
+
+  const setPhase = (proposed: CampaignPhase, cause: AuditCause, detail?: string) => {
+    const phase = guardedPhase(table, status.phase, proposed);
+    if (status.phase !== phase) {
+      audit(cause, 'phase', detail, status.phase, phase);
+      status.phase = phase;
+      state.loop.pollAttempt = 0;
+    }
+    books.syncSearchAttributes();
+  };
+
+  const read = <T>(site: string, fn: () => Promise<T>) => guarded.read(site, fn);
+
+  const claimParked = async (parkedWorkflowId: string) => {
+    try {
+      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
+        ownerWorkflowId: self,
+      });
+      audit('start', 'claimed-parked-events', parkedWorkflowId);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // Nothing parked under this key.
+    }
+  };
+  return {
+    input,
+    opts,
+    brandPoll,
+    pendingPoll,
+    steadyPollMs,
+    brandReadyDeadlineMs,
+    decisionDeadlineMs,
+    registry,
+    reads,
+    writes,
+    account,
+    self,
+    state,
+    status,
+    table,
+    wakeup,
+    queue,
+    dedupe,
+    books,
+    guarded,
+    audit,
+    final,
+    applyAction,
+    clearAllActions,
+    setPhase,
+    read,
+    claimParked,
+  };
+}
+
+export type CampaignContext = ReturnType<typeof campaignContext>;

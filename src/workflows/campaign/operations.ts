@@ -1,0 +1,160 @@
+/**
+ * The campaign's operator operations, run by the loop in order: approve the fee, resubmit, share with
+ * another partner, cancel, acknowledge. Each answers with an OperationResult; the one running is
+ * tracked so a Temporal cancellation that interrupts it still answers it.
+ */
+import type { CampaignUpdate } from '../../registry/schemas.js';
+import type {
+  AcknowledgeRequest,
+  ApproveFeeRequest,
+  CampaignCancelRequest,
+  ResubmitRequest,
+  ShareWithRequest,
+} from '../campaign-messages.js';
+import type { CampaignContent } from '../campaign-types.js';
+import type { AuditCause } from '../entity/audit.js';
+import type { OperationResult } from '../entity/loop.js';
+import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';
+import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
+import type { CampaignApply } from './apply.js';
+import type { CampaignContext } from './context.js';
+import type { CampaignOperation } from './phases.js';
+import type { CampaignSteps } from './steps.js';
+
+export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, steps: CampaignSteps) {
+  const { writes, account, state, status, table, queue, books, guarded, audit, final } = ctx;
+  const { clearAllActions, setPhase } = ctx;
+  const { applySnapshot } = apply;
+  const { create, share, advance } = steps;
+
+  const ids = (): Record<string, string> | undefined =>
+    status.campaignId ? { campaignId: status.campaignId } : undefined;
+
+  const failedBy = (failure: RegistryFailure): OperationResult => ({
+    outcome: requestRefusalClasses.includes(failure.class) ? 'refused' : 'failed',
+    detail: failure.message,
+    ...(failure.errors.length > 0 ? { registryErrors: failure.errors } : {}),
+  });
+
+  /** The outcome of running the pre-creation steps on the operator's behalf. */
+  const preCreationOutcome = (): OperationResult => {
+    const campaignIds = ids();
+    if (status.phase === 'refused')
+      return {
+        outcome: 'refused',
+        detail: [status.refusal?.reason, ...(status.refusal?.details ?? [])].filter(Boolean).join('; '),
+      };
+    if (guarded.faulted && state.faults.last)
+      return {
+        ...failedBy(state.faults.last.failure),
+        outcome: 'failed',
+        ...(campaignIds ? { ids: campaignIds } : {}),
+      };
+    return { outcome: 'done', ...(campaignIds ? { ids: campaignIds } : {}) };
+  };
+
+  const cancelPending = () => queue.pendingKinds().includes('cancel');
+
+  const cancel = (reason: string, cause: AuditCause) => {
+    status.cancelReason = reason;
+    clearAllActions();
+    setPhase('cancelled', cause, reason);
+    queue.drain('cancelled', 'cancelled', 'the campaign was cancelled');
+  };
+
+  /** The operation running now: a Temporal cancellation that interrupts it still answers it. */
+  let inFlight: QueuedOperation<CampaignOperation> | undefined;
+  const executeTracked = async (op: QueuedOperation<CampaignOperation>): Promise<OperationResult> => {
+    inFlight = op;
+    const result = await execute(op);
+    inFlight = undefined;
+    return result;
+  };
+
+  const execute = async (op: QueuedOperation<CampaignOperation>): Promise<OperationResult> => {
+    if (!table[status.phase].allows.includes(op.kind))
+      return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
+    switch (op.kind) {
+      case 'approveFee': {
+        const { approvedBy } = acceptedRequest<ApproveFeeRequest>(op);
+        state.feeApproved = true;
+        status.feeApprovedBy = approvedBy;
+        books.clearAction('fee-approval');
+        audit(
+          'operator',
+          'fee-approved',
+          `by ${approvedBy}; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown'}`,
+        );
+        setPhase('creating', 'operator');
+        const call = await create('operator');
+        if (call.ok) return { outcome: 'done', ids: { campaignId: call.value.campaignId } };
+        return failedBy(call.failure);
+      }
+      case 'resubmit': {
+        const { changes } = acceptedRequest<ResubmitRequest>(op);
+        if (!status.created) {
+          state.content = { ...state.content!, ...changes } as CampaignContent;
+          if (changes.mnoIDs !== undefined) state.mnoIDs = changes.mnoIDs;
+          audit('operator', 'order-changed', Object.keys(changes).join(', '));
+          books.clearAction('refused');
+          books.clearAction('fee-approval');
+          delete status.refusal;
+          // The changed order is checked again from the start (the brand, then the checks).
+          setPhase('awaiting-brand', 'operator');
+          await advance('operator', cancelPending);
+          return preCreationOutcome();
+        }
+        const campaignId = status.campaignId!;
+        const updated = await guarded.call('update campaign', () =>
+          writes.updateCampaign({ account, campaignId, patch: changes as CampaignUpdate }),
+        );
+        if (!updated.ok) {
+          audit('operator', 'registry-refused', `update: ${updated.failure.message}`);
+          return { ...failedBy(updated.failure), ids: { campaignId } };
+        }
+        audit('operator', 'campaign-updated', Object.keys(changes).join(', '));
+        applySnapshot(updated.value, 'operator');
+        if (final()) return { outcome: 'done', ids: { campaignId } };
+        const shared = await share(status.upstreamCnpId, 'operator', true);
+        return shared.kind === 'done'
+          ? { outcome: 'done', ids: { campaignId } }
+          : { ...failedBy(shared.failure), ids: { campaignId } };
+      }
+      case 'shareWith': {
+        const { upstreamCnpId } = acceptedRequest<ShareWithRequest>(op);
+        const shared = await share(upstreamCnpId, 'operator', false);
+        return shared.kind === 'done'
+          ? { outcome: 'done', ...(ids() ? { ids: ids()! } : {}) }
+          : { ...failedBy(shared.failure), ...(ids() ? { ids: ids()! } : {}) };
+      }
+      case 'cancel': {
+        const { reason } = acceptedRequest<CampaignCancelRequest>(op);
+        cancel(reason, 'operator');
+        const campaignIds = ids();
+        return {
+          outcome: 'done',
+          ...(status.created ? { detail: 'the campaign stays at the registry (created and billed)' } : {}),
+          ...(campaignIds ? { ids: campaignIds } : {}),
+        };
+      }
+      case 'acknowledge': {
+        const { key } = acceptedRequest<AcknowledgeRequest>(op);
+        const had = books.hasAction(key);
+        books.clearAction(key);
+        audit('operator', 'acknowledged', key);
+        return { outcome: 'done', ...(had ? {} : { detail: `${key} was already cleared` }) };
+      }
+    }
+  };
+
+  /** The operation that was running, if any, forgotten as it is returned. */
+  const takeInFlight = (): QueuedOperation<CampaignOperation> | undefined => {
+    const op = inFlight;
+    inFlight = undefined;
+    return op;
+  };
+
+  return { cancelPending, cancel, executeTracked, takeInFlight };
+}
+
+export type CampaignOperations = ReturnType<typeof campaignOperations>;

@@ -1,0 +1,349 @@
+/**
+ * The campaign's registry steps, called by the loop only (from `reconcile`, and from the operations it
+ * runs): adopt by reference, await the brand, check, create (billed once), share, read and reconcile
+ * a created campaign. `advance` runs steps while the campaign moves on.
+ */
+import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import type { CampaignCreatedResult } from '../../contracts/campaign-activity-types.js';
+import { subUsecaseIssues } from '../../registry/rules.js';
+import { describeMnoRefusals, mnoViews } from '../campaign-mno.js';
+import type { CampaignContent } from '../campaign-types.js';
+import type { AuditCause } from '../entity/audit.js';
+import type { CallResult } from '../entity/registry-call.js';
+import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
+import type { WakeCause } from '../entity/wait.js';
+import { brandWorkflowId, parkedEventsWorkflowId } from '../ids.js';
+import { watchBrandReadinessSignal } from '../signals.js';
+import type { CampaignApply } from './apply.js';
+import type { CampaignContext } from './context.js';
+import {
+  adoptExistingShare,
+  deriveDcaComplete,
+  deriveDeactivated,
+  deriveReadiness,
+  needsBrandWordOnExpiry,
+  politicalDeactivation,
+} from './derive.js';
+import { preCreationPhases } from './phases.js';
+
+/** Steps one reconciliation runs at most (each moves the campaign one phase on). */
+const MAX_STEPS = 10;
+
+export type ShareResult = { kind: 'done' } | { kind: 'refused' | 'failed'; failure: RegistryFailure };
+
+export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
+  const { input, brandReadyDeadlineMs, reads, writes, account, self, state, status, queue, books } = ctx;
+  const { guarded, audit, final, applyAction, setPhase, read, claimParked } = ctx;
+  const { refuse, applySnapshot, applyCreated, applySharing, applyReadiness, checkReadiness } = apply;
+
+  /** A re-order or a restart: the registry already has the campaign under this reference; adopt it. */
+  const lookUpByReference = async (cause: AuditCause): Promise<boolean> => {
+    if (state.lookedUpByReference || status.created) return true;
+    const found = await read('find campaign by reference', () =>
+      reads.findCampaignByReference({ account, referenceId: input.reference }),
+    );
+    if (!found.ok) return false;
+    state.lookedUpByReference = true;
+    const existing = found.value;
+    if (existing) {
+      if (existing.brandId) status.brandId = existing.brandId;
+      applyCreated(
+        { campaignId: existing.campaignId, mnoMetadata: existing.mnoMetadata ?? {}, alreadyExisted: true },
+        cause,
+      );
+      applySnapshot(existing, cause);
+    }
+    return true;
+  };
+
+  const watchBrand = async () => {
+    if (state.watchingBrand) return;
+    state.watchingBrand = true;
+    await getExternalWorkflowHandle(brandWorkflowId(input.brandReference))
+      .signal(watchBrandReadinessSignal, { watcherWorkflowId: self })
+      .catch((error: unknown) => {
+        if (isCancellation(error)) throw error;
+        // No brand workflow (yet): the readiness poll covers it.
+      });
+  };
+
+  const awaitBrand = async (cause: AuditCause): Promise<void> => {
+    state.brandDeadline ??= Date.now() + brandReadyDeadlineMs;
+    const check = await checkReadiness();
+    if (!check.ok) return;
+    applyReadiness(check.value);
+    const decision = deriveReadiness(
+      { phase: status.phase, campaignStatus: status.campaignStatus },
+      check.value,
+      {
+        now: Date.now(),
+        brandDeadline: state.brandDeadline,
+        hasBrandAction: books.hasAction('brand'),
+      },
+    );
+    if (decision.brand?.set) audit('timer', 'brand-not-ready', decision.brand.reason);
+    applyAction('brand', decision.brand);
+    if (decision.phase !== status.phase) setPhase(decision.phase, cause, decision.detail);
+    else await watchBrand();
+  };
+
+  type CheckVerdict =
+    | { kind: 'fault' }
+    | { kind: 'refused'; reason: string; details: string[] }
+    | { kind: 'passed' };
+
+  /** Reads only: use case limits, campaign builder, per-MNO qualification. */
+  const runChecks = async (content: CampaignContent, brandId: string): Promise<CheckVerdict> => {
+    const details: string[] = [];
+    const limits = await read('read use case limits', () =>
+      reads.getUseCaseLimits({ account, usecase: content.usecase }),
+    );
+    if (!limits.ok) return { kind: 'fault' };
+    if (!limits.value.exists)
+      return { kind: 'refused', reason: `unknown use case ${content.usecase}`, details: [] };
+    for (const issue of subUsecaseIssues(
+      { usecase: content.usecase, subUsecases: content.subUsecases },
+      {
+        [content.usecase]: {
+          ...(limits.value.minSubUsecases !== undefined
+            ? { minSubUsecases: limits.value.minSubUsecases }
+            : {}),
+          ...(limits.value.maxSubUsecases !== undefined
+            ? { maxSubUsecases: limits.value.maxSubUsecases }
+            : {}),
+        },
+      },
+    ))
+      details.push(`${issue.path.join('.')}: ${issue.message}`);
+    const builder = await read('check campaign builder', () =>
+      reads.checkCampaignBuilder({ account, brandId, usecase: content.usecase }),
+    );
+    if (!builder.ok) return { kind: 'fault' };
+    if (builder.value.monthlyFee !== undefined) status.expectedMonthlyFee = builder.value.monthlyFee;
+    if (!builder.value.supported) details.push(...builder.value.reasons.map((r) => `usecase: ${r}`));
+    if (builder.value.mnoMetadata) {
+      status.mno = mnoViews(builder.value.mnoMetadata, content, undefined, state.mnoIDs);
+      if (builder.value.supported && status.mno.length > 0 && !status.mno.some((m) => m.qualify))
+        return {
+          kind: 'refused',
+          reason: 'no MNO would accept the campaign',
+          details: [...details, ...describeMnoRefusals(status.mno)],
+        };
+    }
+    if (details.length > 0)
+      return { kind: 'refused', reason: 'the campaign cannot be created as ordered', details };
+    return { kind: 'passed' };
+  };
+
+  const check = async (cause: AuditCause): Promise<void> => {
+    const content = state.content;
+    const brandId = status.brandId;
+    if (!content || !brandId) {
+      // Unreachable by construction (checking follows a ready brand, before creation).
+      setPhase('awaiting-brand', cause);
+      return;
+    }
+    const verdict = await runChecks(content, brandId);
+    if (verdict.kind === 'fault') return;
+    if (verdict.kind === 'refused') {
+      refuse(cause, verdict.reason, verdict.details);
+      return;
+    }
+    delete status.refusal;
+    books.clearAction('refused');
+    if (status.requireFeeApproval && !state.feeApproved) {
+      books.setAction(
+        'fee-approval',
+        'approveFee, or cancel',
+        `creating the campaign is billed; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown (shown by the registry after creation)'}`,
+      );
+      setPhase('awaiting-fee-approval', cause);
+      return;
+    }
+    setPhase('creating', cause);
+  };
+
+  /** The billed creation. Idempotent by referenceId (the activity looks up before it creates). */
+  const create = async (cause: AuditCause): Promise<CallResult<CampaignCreatedResult>> => {
+    const content = state.content;
+    const brandId = status.brandId;
+    if (!content || !brandId) throw new Error('creating without the order or the brand'); // unreachable by construction
+    const creation = { ...content, brandId, referenceId: input.reference };
+    const call = await guarded.call('create campaign', () => writes.createCampaign({ account, creation }), {
+      billed: true,
+    });
+    if (call.ok) applyCreated(call.value, cause);
+    else if (requestRefusalClasses.includes(call.failure.class))
+      refuse(
+        cause,
+        `the registry refused the campaign: ${call.failure.message}`,
+        [
+          ...call.failure.errors.map((e) => `${e.fields.join(', ') || '(campaign)'}: ${e.description}`),
+          ...describeMnoRefusals(status.mno),
+        ],
+        call.failure.errors,
+      );
+    return call;
+  };
+
+  /**
+   * Shares with `upstreamCnpId` unless the registry already shows that share (see
+   * `adoptExistingShare`). `resubmission`: a DECLINED share with the same partner is shared again.
+   */
+  const share = async (
+    upstreamCnpId: string,
+    cause: AuditCause,
+    resubmission: boolean,
+  ): Promise<ShareResult> => {
+    const campaignId = status.campaignId!;
+    const existing = await read('read campaign sharing', () =>
+      reads.getCampaignSharing({ account, campaignId }),
+    );
+    if (!existing.ok) return { kind: 'failed', failure: existing.failure };
+    if (existing.value && adoptExistingShare(existing.value, upstreamCnpId, resubmission)) {
+      const partner = existing.value.upstreamCnpId;
+      if (partner && partner !== status.upstreamCnpId) {
+        audit(
+          cause,
+          'partner',
+          `the registry shows the share with ${partner}`,
+          status.upstreamCnpId,
+          partner,
+        );
+        status.upstreamCnpId = partner;
+      }
+      applySharing(existing.value, cause);
+      return { kind: 'done' };
+    }
+    const call = await guarded.call('share campaign', () =>
+      writes.shareCampaign({ account, campaignId, upstreamCnpId }),
+    );
+    if (call.ok) {
+      status.upstreamCnpId = upstreamCnpId;
+      delete state.decisionDeadline;
+      audit(cause, resubmission ? 'resubmitted' : 'shared', upstreamCnpId);
+      applySharing(call.value, cause);
+      return { kind: 'done' };
+    }
+    if (!requestRefusalClasses.includes(call.failure.class)) return { kind: 'failed', failure: call.failure };
+    audit(cause, 'registry-refused', `share with ${upstreamCnpId}: ${call.failure.message}`);
+    books.setAction(
+      'share',
+      'shareWith another partner, or resubmit',
+      call.failure.message,
+      call.failure.errors,
+    );
+    if (status.phase !== 'share-declined') setPhase('sharing', cause);
+    return { kind: 'refused', failure: call.failure };
+  };
+
+  /** Reads the campaign (and, for a POLITICAL expiry, the brand's word) and applies it. */
+  const readCampaign = async (cause: AuditCause): Promise<boolean> => {
+    const campaignId = status.campaignId!;
+    const got = await read('read campaign', () => reads.getCampaign({ account, campaignId }));
+    if (!got.ok) return false;
+    const s = got.value;
+    let brandSaysAffected: boolean | undefined;
+    if (needsBrandWordOnExpiry(s, status.usecase, state.politicalExpiryEventSeen)) {
+      const readiness = await checkReadiness();
+      if (!readiness.ok) return false;
+      brandSaysAffected = readiness.value.politicalCampaignsAffected;
+    }
+    const political = politicalDeactivation(s, {
+      usecase: status.usecase,
+      eventSeen: state.politicalExpiryEventSeen,
+      brandSaysAffected,
+    });
+    applySnapshot(s, cause, political);
+    return true;
+  };
+
+  /** The steady reconciliation of a created campaign. */
+  const reconcileCreated = async (cause: AuditCause): Promise<void> => {
+    if (!(await readCampaign(cause)) || final()) return;
+    switch (status.phase) {
+      case 'sharing':
+        if (!books.hasAction('share')) await share(status.upstreamCnpId, cause, false);
+        break;
+      case 'share-pending':
+      case 'awaiting-dca': {
+        const campaignId = status.campaignId!;
+        const sharing = await read('read campaign sharing', () =>
+          reads.getCampaignSharing({ account, campaignId }),
+        );
+        if (!sharing.ok) return;
+        applySharing(sharing.value, cause);
+        break;
+      }
+      default:
+        break;
+    }
+    const dca = deriveDcaComplete({ phase: status.phase }, state.snapshot, state.dcaEventSeen);
+    if (dca.phase !== status.phase) {
+      status.dcaComplete = true;
+      delete state.decisionDeadline;
+      books.clearAction('decision-overdue');
+      setPhase(dca.phase, cause, dca.detail);
+    }
+    if (
+      (status.phase === 'running' || status.phase === 'deactivated') &&
+      !status.deactivated &&
+      status.usecase === 'POLITICAL'
+    ) {
+      const readiness = await checkReadiness();
+      if (!readiness.ok) return;
+      if (readiness.value.politicalCampaignsAffected) {
+        status.deactivated = true;
+        audit(cause, 'deactivated', 'the brand political vet expired');
+      }
+    }
+    const deactivation = deriveDeactivated({ phase: status.phase }, status.deactivated);
+    applyAction('deactivated', deactivation.action);
+    setPhase(deactivation.phase, cause);
+  };
+
+  /** One step of the phase; returns when it has acted (the phase may have moved on). */
+  const step = async (cause: AuditCause): Promise<void> => {
+    if (preCreationPhases.includes(status.phase) && !(await lookUpByReference(cause))) return;
+    if (status.created && !state.claimedParked) {
+      state.claimedParked = true;
+      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!));
+    }
+    switch (status.phase) {
+      case 'awaiting-brand':
+        await awaitBrand(cause);
+        return;
+      case 'checking':
+        await check(cause);
+        return;
+      case 'creating':
+        await create(cause);
+        return;
+      case 'refused':
+      case 'awaiting-fee-approval':
+        return;
+      default:
+        await reconcileCreated(cause);
+    }
+  };
+
+  /**
+   * Runs steps while the campaign moves on (awaiting-brand → checking → creating → sharing →
+   * share-pending in one go), stopping at a fault, a final phase, or when `stopFor` says an operation
+   * must run first.
+   */
+  const advance = async (cause: AuditCause, stopFor: () => boolean): Promise<void> => {
+    for (let i = 0; i < MAX_STEPS; i++) {
+      const before = status.phase;
+      await step(i === 0 ? cause : stepCause(cause));
+      if (final() || guarded.faulted || status.phase === before || stopFor()) return;
+    }
+  };
+  const stepCause = (cause: AuditCause): AuditCause => (cause === 'start' ? 'poll' : cause);
+
+  const reconcile = (cause: WakeCause | 'start') => advance(cause, () => queue.hasPending);
+
+  return { create, share, advance, reconcile };
+}
+
+export type CampaignSteps = ReturnType<typeof campaignSteps>;
