@@ -30,7 +30,7 @@ import {
   LOCAL_ACCOUNT_NAME,
   type LocalStackOptions,
 } from './options.js';
-import { portOrFree } from './ports.js';
+import { isAddressInUse, portOrFree, startOnProbedPorts } from './ports.js';
 import { ProgressWatcher } from './progress.js';
 import { settleWithin } from './settle.js';
 import { type RunningDevServer, startDevServer } from './temporal-dev-server.js';
@@ -110,33 +110,37 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     bundle.catch(() => undefined);
 
     // 0. Payload encryption: the stack's own key (data folder, 0600) and the codec server the Web UI
-    // and the `temporal` CLI decode through. 1. The Temporal dev server, its Web UI decoding through
-    // that codec server. Ports asked for as 0 are probed free first (the dev server needs numbers);
-    // on a shared machine another process can take one before the server binds it, so a dev server
-    // that exits while starting on probed ports is started again on fresh ones (3 tries).
-    const probed = options.temporalPort === 0 || options.uiPort === 0 || options.codecPort === 0;
-    let codec: Awaited<ReturnType<typeof startLocalCodec>>;
-    let devServer: RunningDevServer;
-    for (let attempt = 1; ; attempt++) {
-      const temporalPort = await portOrFree(options.temporalPort ?? 7233);
-      const uiPort = await portOrFree(options.uiPort ?? 8233);
-      codec = await startLocalCodec({ dataDir, port: await portOrFree(options.codecPort ?? 8234), uiPort });
-      try {
-        devServer = await startDevServer({
-          port: temporalPort,
-          uiPort,
-          namespace,
-          dbFile: join(dataDir, 'temporal.sqlite'),
-          uiCodecEndpoint: codec.uiEndpoint,
-          output: options.devServerOutput ? 'inherit' : 'ignore',
-        });
-        break;
-      } catch (error) {
-        await codec.server.close();
-        if (!probed || attempt >= 3 || !String(error).includes('exited')) throw error;
-        log(`Temporal dev server exited while starting (a probed port was taken?); trying fresh ports`);
-      }
-    }
+    // and the `temporal` CLI decode through (codec port 0: it binds any free port and hands it over).
+    // 1. The Temporal dev server, its Web UI decoding through that codec server. The dev server is
+    // another process that must be given port numbers: ports asked for as 0 are probed free first,
+    // and as another process can take one before the server binds it, a dev server that exits while
+    // starting on probed ports is started again on fresh ones (3 tries; see startOnProbedPorts).
+    const probed = options.temporalPort === 0 || options.uiPort === 0;
+    const { codec, devServer } = await startOnProbedPorts({
+      probed,
+      retryable: (error) => String(error).includes('exited'),
+      onRetry: () =>
+        log('Temporal dev server exited while starting (a probed port was taken?); trying fresh ports'),
+      start: async () => {
+        const temporalPort = await portOrFree(options.temporalPort ?? 7233);
+        const uiPort = await portOrFree(options.uiPort ?? 8233);
+        const codec = await startLocalCodec({ dataDir, port: options.codecPort ?? 8234, uiPort });
+        try {
+          const devServer: RunningDevServer = await startDevServer({
+            port: temporalPort,
+            uiPort,
+            namespace,
+            dbFile: join(dataDir, 'temporal.sqlite'),
+            uiCodecEndpoint: codec.uiEndpoint,
+            output: options.devServerOutput ? 'inherit' : 'ignore',
+          });
+          return { codec, devServer };
+        } catch (error) {
+          await codec.server.close();
+          throw error;
+        }
+      },
+    });
     cleanups.push(() => codec.server.close());
     const converter = dataConverter({ keyring: codec.keyring });
     cleanups.push(() => devServer.stop());
@@ -190,25 +194,44 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
 
     // 4. Ingress, subscribed to every event category of the simulator.
-    const ingressPort = await portOrFree(options.ingressPort ?? 8470);
-    const webhookUrl = `http://127.0.0.1:${ingressPort}/webhooks/registry`;
+    // Its webhook URL (which the registry signs) names its port, so the port must be known before it
+    // listens: a port asked for as 0 is probed, and if another process takes it before the ingress
+    // binds it, the ingress is started again on a fresh one (3 tries).
     const secret = localWebhookSecret(dataDir);
-    const ingressConfig = parseIngressConfig({
-      TCR_INGRESS_HOST: '127.0.0.1',
-      TCR_INGRESS_PORT: String(ingressPort),
-      TCR_WEBHOOK_URL: webhookUrl,
-      TCR_WEBHOOK_SECRETS: secret,
-      // The stack's worker hosts parkedEvents with every other workflow.
-      TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
-      TEMPORAL_ADDRESS: devServer.address,
-      TEMPORAL_NAMESPACE: namespace,
-      TCR_INGRESS_LOG_LEVEL: options.ingressLogLevel ?? 'warn',
-      // Health, readiness and metrics on their own loopback listener, any free port.
-      TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
+    const { ingress, ingressClient, webhookUrl } = await startOnProbedPorts({
+      probed: options.ingressPort === 0,
+      retryable: isAddressInUse,
+      onRetry: () => log('the ingress port probed free was taken before it bound it; trying a fresh one'),
+      start: async () => {
+        const ingressPort = await portOrFree(options.ingressPort ?? 8470);
+        const webhookUrl = `http://127.0.0.1:${ingressPort}/webhooks/registry`;
+        const ingressConfig = parseIngressConfig({
+          TCR_INGRESS_HOST: '127.0.0.1',
+          TCR_INGRESS_PORT: String(ingressPort),
+          TCR_WEBHOOK_URL: webhookUrl,
+          TCR_WEBHOOK_SECRETS: secret,
+          // The stack's worker hosts parkedEvents with every other workflow.
+          TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
+          TEMPORAL_ADDRESS: devServer.address,
+          TEMPORAL_NAMESPACE: namespace,
+          TCR_INGRESS_LOG_LEVEL: options.ingressLogLevel ?? 'warn',
+          // Health, readiness and metrics on their own loopback listener, any free port.
+          TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
+        });
+        const ingressClient = createIngressClient(ingressConfig, converter);
+        try {
+          const ingress: RunningIngress = await startIngress({
+            config: ingressConfig,
+            client: ingressClient,
+          });
+          return { ingress, ingressClient, webhookUrl };
+        } catch (error) {
+          await ingressClient.connection.close().catch(() => undefined);
+          throw error;
+        }
+      },
     });
-    const ingressClient = createIngressClient(ingressConfig, converter);
     cleanups.push(() => ingressClient.connection.close());
-    const ingress: RunningIngress = await startIngress({ config: ingressConfig, client: ingressClient });
     cleanups.push(() => ingress.close());
     await subscribeIngress({
       simulatorUrl: simulator.url,
