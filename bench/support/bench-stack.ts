@@ -27,7 +27,7 @@ import {
   type SimulatorDelays,
   startSimulator,
 } from '../../src/simulator/index.js';
-import { freePort } from '../../src/stack/ports.js';
+import { freePort, isAddressInUse, startOnProbedPorts } from '../../src/stack/ports.js';
 import { type RunningDevServer, startDevServer } from '../../src/stack/temporal-dev-server.js';
 import { subscribeIngress } from '../../src/stack/webhooks.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
@@ -106,15 +106,24 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       mode === 'in-process' ? workflowBundle(workflowsPath) : undefined;
     bundle?.catch(() => undefined);
 
-    const temporalPort = await freePort();
-    const uiPort = await freePort();
-    const devServerOptions = {
-      port: temporalPort,
-      uiPort,
-      namespace: 'default',
-      ...(options.persistence === false ? {} : { dbFile: join(dataDir, 'temporal.sqlite') }),
-    };
-    let devServer: RunningDevServer | undefined = await startDevServer(devServerOptions);
+    // The dev server is another process that takes port numbers: they are probed, and it is started
+    // again on fresh ones if another process took one before it bound it (src/stack/ports.ts). A
+    // restart after stopTemporal() reuses the same ports: the clients and workers dial that address.
+    const first = await startOnProbedPorts({
+      probed: true,
+      retryable: (error) => String(error).includes('exited'),
+      start: async () => {
+        const devServerOptions = {
+          port: await freePort(),
+          uiPort: await freePort(),
+          namespace: 'default',
+          ...(options.persistence === false ? {} : { dbFile: join(dataDir, 'temporal.sqlite') }),
+        };
+        return { devServerOptions, devServer: await startDevServer(devServerOptions) };
+      },
+    });
+    const { devServerOptions } = first;
+    let devServer: RunningDevServer | undefined = first.devServer;
     cleanups.push(async () => devServer?.stop());
     const temporalAddress = devServer.address;
     const connection = await Connection.connect({ address: temporalAddress });
@@ -194,31 +203,45 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       return { pid: child.pid!, child, ready, exited };
     };
 
-    const ingressPort = await freePort();
-    const webhookUrl = `http://127.0.0.1:${ingressPort}/webhooks/registry`;
-    const ingressConfig = parseIngressConfig({
-      TCR_INGRESS_HOST: '127.0.0.1',
-      TCR_INGRESS_PORT: String(ingressPort),
-      TCR_WEBHOOK_URL: webhookUrl,
-      TCR_WEBHOOK_SECRETS: WEBHOOK_SECRET,
-      TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
-      TEMPORAL_ADDRESS: temporalAddress,
-      TEMPORAL_NAMESPACE: 'default',
-      TCR_INGRESS_LOG_LEVEL: 'silent',
-      // Health and metrics on a free loopback port: 8471 may be another ingress's (a local stack).
-      TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
-      ...(options.handoffTimeoutMs
-        ? { TCR_INGRESS_HANDOFF_TIMEOUT_MS: String(options.handoffTimeoutMs) }
-        : {}),
-      ...(options.handoffFailure ? { TCR_INGRESS_HANDOFF_FAILURE: options.handoffFailure } : {}),
+    // The ingress's webhook URL (signed by the simulator) names its port, so the port is probed
+    // before it listens, and the ingress started again on a fresh one if it was taken meanwhile.
+    const { ingress, ingressClient, webhookUrl } = await startOnProbedPorts({
+      probed: true,
+      retryable: isAddressInUse,
+      start: async () => {
+        const ingressPort = await freePort();
+        const webhookUrl = `http://127.0.0.1:${ingressPort}/webhooks/registry`;
+        const ingressConfig = parseIngressConfig({
+          TCR_INGRESS_HOST: '127.0.0.1',
+          TCR_INGRESS_PORT: String(ingressPort),
+          TCR_WEBHOOK_URL: webhookUrl,
+          TCR_WEBHOOK_SECRETS: WEBHOOK_SECRET,
+          TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
+          TEMPORAL_ADDRESS: temporalAddress,
+          TEMPORAL_NAMESPACE: 'default',
+          TCR_INGRESS_LOG_LEVEL: 'silent',
+          // Health and metrics on a free loopback port: 8471 may be another ingress's (a local stack).
+          TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
+          ...(options.handoffTimeoutMs
+            ? { TCR_INGRESS_HANDOFF_TIMEOUT_MS: String(options.handoffTimeoutMs) }
+            : {}),
+          ...(options.handoffFailure ? { TCR_INGRESS_HANDOFF_FAILURE: options.handoffFailure } : {}),
+        });
+        const ingressClient = createIngressClient(ingressConfig);
+        try {
+          const ingress = await startIngress({
+            config: ingressConfig,
+            client: ingressClient,
+            ...(options.ingressRecentDeliveries ? { recentDeliveries: options.ingressRecentDeliveries } : {}),
+          });
+          return { ingress, ingressClient, webhookUrl };
+        } catch (error) {
+          await ingressClient.connection.close().catch(() => undefined);
+          throw error;
+        }
+      },
     });
-    const ingressClient = createIngressClient(ingressConfig);
     cleanups.push(() => ingressClient.connection.close());
-    const ingress = await startIngress({
-      config: ingressConfig,
-      client: ingressClient,
-      ...(options.ingressRecentDeliveries ? { recentDeliveries: options.ingressRecentDeliveries } : {}),
-    });
     cleanups.push(() => ingress.close());
     await subscribeIngress({
       simulatorUrl: sim.url,
