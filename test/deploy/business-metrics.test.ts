@@ -7,7 +7,6 @@
  * labels, and no label value anywhere in the scrape carries the brand's reference, EIN, e-mail,
  * company name or registry id.
  */
-import { createServer } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,19 +32,8 @@ import {
   startTestSimulator,
   withSimulatorWorkers,
 } from '../fixtures/workflow-simulator.js';
+import { installPrometheusRuntime } from '../support/prometheus-runtime.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Sample {
   name: string;
@@ -111,15 +99,12 @@ describe('business metrics on the worker Prometheus endpoint', () => {
   let stopObserving: () => void;
 
   beforeAll(async () => {
-    // test/support/quiet-runtime.ts installed a Runtime for this process; nothing uses it yet, so
-    // replace it with one that serves Prometheus metrics.
-    await Runtime.instance().shutdown();
-    const port = await freePort();
-    metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    Runtime.install({
-      ...runtimeTelemetryOptions({ prometheusBindAddress: `127.0.0.1:${port}` }),
+    // A Runtime that serves Prometheus metrics replaces the quiet one (its exporter on a probed
+    // port, retried if taken).
+    metricsUrl = await installPrometheusRuntime((bindAddress) => ({
+      ...runtimeTelemetryOptions({ prometheusBindAddress: bindAddress }),
       logger: new DefaultLogger('WARN'),
-    });
+    }));
     stopObserving = observeRegistryAnswers(Runtime.instance().metricMeter);
     env = await timeSkippingEnv();
     harness = await startTestSimulator();

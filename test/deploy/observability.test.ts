@@ -4,11 +4,10 @@
  * has run on a real (time-skipping) Temporal server.
  */
 
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BUSINESS_HISTOGRAM_BUCKETS,
@@ -20,6 +19,7 @@ import {
   runtimeTelemetryOptions,
   workerObservabilityFromEnv,
 } from '../../src/observability/index.js';
+import { installPrometheusRuntime } from '../support/prometheus-runtime.js';
 import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
 
 class Lines extends Writable {
@@ -31,18 +31,6 @@ class Lines extends Writable {
   records(): Record<string, unknown>[] {
     return this.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('pinoTemporalLogger', () => {
@@ -170,14 +158,10 @@ describe('a worker runtime installed with runtimeTelemetryOptions', () => {
   const logs = new Lines();
 
   beforeAll(async () => {
-    // test/support/quiet-runtime.ts installed a Runtime for this process; nothing uses it yet, so
-    // replace it with the one under test.
-    await Runtime.instance().shutdown();
-    const port = await freePort();
-    metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    Runtime.install(
+    // The Runtime under test replaces the quiet one (its exporter on a probed port, retried if taken).
+    metricsUrl = await installPrometheusRuntime((bindAddress) =>
       runtimeTelemetryOptions({
-        prometheusBindAddress: `127.0.0.1:${port}`,
+        prometheusBindAddress: bindAddress,
         logger: pinoTemporalLogger(createLogger({ component: 'worker', level: 'info', destination: logs })),
       }),
     );
