@@ -399,6 +399,87 @@ describe('environment variables', () => {
     for (const name of Object.keys(NOT_ENVIRONMENT)) expect(scan.directReads.has(name)).toBe(false);
   });
 
+  // Compose-only variables (the product does not read them; compose interpolates them): each reaches
+  // the service and the field it is for, with its default (written %{NAME...} for compose's ${NAME...}).
+  const composeOnly: Record<string, { service: string; field: string; as: string }[]> = {
+    POSTGRES_USER: [
+      { service: 'postgresql', field: 'environment', as: 'POSTGRES_USER: %{POSTGRES_USER:-temporal}' },
+      { service: 'temporal', field: 'environment', as: 'POSTGRES_USER: %{POSTGRES_USER:-temporal}' },
+    ],
+    POSTGRES_PASSWORD: [
+      { service: 'postgresql', field: 'environment', as: 'POSTGRES_PASSWORD: %{POSTGRES_PASSWORD:?' },
+      { service: 'temporal', field: 'environment', as: 'POSTGRES_PWD: %{POSTGRES_PASSWORD:?' },
+    ],
+    POSTGRES_MEM_LIMIT: [{ service: 'postgresql', field: 'mem_limit', as: '%{POSTGRES_MEM_LIMIT:-1g}' }],
+    TEMPORAL_NAMESPACE_RETENTION: [
+      {
+        service: 'temporal',
+        field: 'environment',
+        as: 'DEFAULT_NAMESPACE_RETENTION: %{TEMPORAL_NAMESPACE_RETENTION:-720h}',
+      },
+    ],
+    TEMPORAL_GRPC_PORT: [
+      { service: 'temporal', field: 'ports', as: '127.0.0.1:%{TEMPORAL_GRPC_PORT:-7233}:7233' },
+    ],
+    TEMPORAL_MEM_LIMIT: [{ service: 'temporal', field: 'mem_limit', as: '%{TEMPORAL_MEM_LIMIT:-2g}' }],
+    TEMPORAL_UI_PORT: [
+      { service: 'temporal-ui', field: 'ports', as: '127.0.0.1:%{TEMPORAL_UI_PORT:-8080}:8080' },
+      {
+        service: 'temporal-ui',
+        field: 'environment',
+        as: 'TEMPORAL_CORS_ORIGINS: http://localhost:%{TEMPORAL_UI_PORT:-8080}',
+      },
+    ],
+    TEMPORAL_UI_DISABLE_WRITE_ACTIONS: [
+      {
+        service: 'temporal-ui',
+        field: 'environment',
+        as: 'TEMPORAL_DISABLE_WRITE_ACTIONS: %{TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true}',
+      },
+    ],
+    TCR_WORKER_METRICS_PORT: [
+      { service: 'worker', field: 'ports', as: '127.0.0.1:%{TCR_WORKER_METRICS_PORT:-9464}:9464' },
+    ],
+    TCR_WORKER_MEM_LIMIT: [{ service: 'worker', field: 'mem_limit', as: '%{TCR_WORKER_MEM_LIMIT:-2g}' }],
+    TCR_INGRESS_PUBLISH: [
+      { service: 'ingress', field: 'ports', as: '%{TCR_INGRESS_PUBLISH:-127.0.0.1:8470}:8470' },
+    ],
+    TCR_INGRESS_INTERNAL_PORT: [
+      { service: 'ingress', field: 'ports', as: '127.0.0.1:%{TCR_INGRESS_INTERNAL_PORT:-8471}:8471' },
+    ],
+    TCR_INGRESS_MEM_LIMIT: [{ service: 'ingress', field: 'mem_limit', as: '%{TCR_INGRESS_MEM_LIMIT:-512m}' }],
+  };
+
+  /** A service field as `KEY: value` lines (mappings), values (lists) or the value itself. */
+  const fieldLines = (service: string, field: string): string[] => {
+    const value = obj(services[service], service)[field];
+    if (Array.isArray(value)) return value.map(String);
+    if (isObj(value)) return Object.entries(value).map(([k, v]) => `${k}: ${String(v)}`);
+    return [String(value)];
+  };
+
+  it('passes each compose-only variable to the service and field it is for, and nowhere else', () => {
+    for (const [variable, places] of Object.entries(composeOnly)) {
+      for (const { service, field, as } of places)
+        expect(
+          fieldLines(service, field).some((line) => line.startsWith(as.replaceAll('%{', '\u0024{'))),
+          `${variable} reaches ${service}.${field} as ${as}`,
+        ).toBe(true);
+      const usedBy = Object.keys(services).filter((name) =>
+        JSON.stringify(services[name]).includes(`\${${variable}`),
+      );
+      expect(usedBy.sort(), `services interpolating ${variable}`).toEqual(
+        [...new Set(places.map((p) => p.service))].sort(),
+      );
+    }
+  });
+
+  it('every .env.example variable is read by the product or is a compose-only one checked above', () => {
+    const listed = [...envExample.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1] as string);
+    const unaccounted = listed.filter((n) => !productVariables.includes(n) && !Object.hasOwn(composeOnly, n));
+    expect(unaccounted).toEqual([]);
+  });
+
   it('gives every product variable interpolated in compose a value in .env.example', () => {
     const interpolated = new Set([...composeText.matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1] as string));
     for (const name of interpolated) expect(envExample, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
