@@ -1,0 +1,150 @@
+/**
+ * What every part of the brand workflow shares within one run: the input, the state, the
+ * bookkeeping, the guarded registry, the operation queue, the vets this run started, and the helpers
+ * everything calls (set the phase, apply the registry's brand record, claim parked events). Built once
+ * at the start of a run by `brandContext`; ./steps.ts, ./operations.ts and ./handlers.ts take it.
+ */
+import {
+  ApplicationFailure,
+  type ChildWorkflowHandle,
+  getExternalWorkflowHandle,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { BrandSnapshot } from '../../contracts/activity-types.js';
+import type { BrandPhase, BrandWorkflowInput } from '../brand-types.js';
+import type { AuditCause } from '../entity/audit.js';
+import { EntityBookkeeping } from '../entity/bookkeeping.js';
+import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
+import { OperationQueue } from '../entity/operations.js';
+import { guardedPhase } from '../entity/phases.js';
+import { GuardedRegistry } from '../entity/registry-call.js';
+import { registryStubs } from '../entity/stubs.js';
+import { Wakeup } from '../entity/wait.js';
+import { BrandIdKey } from '../search-attributes.js';
+import { brandReadySignal, claimParkedEventsSignal } from '../signals.js';
+import type { vetWorkflow } from '../vet/workflow.js';
+import { type ActionChange, deriveBrandPhase } from './derive.js';
+import { type BrandOperation, brandPhases } from './phases.js';
+import { type BrandState, initialBrandState } from './state.js';
+
+/** A first run's input must carry the registration (the order API always sends it). */
+function withRegistration(
+  input: BrandWorkflowInput,
+): BrandWorkflowInput & { registration: NonNullable<BrandWorkflowInput['registration']> } {
+  if (!input.registration)
+    throw ApplicationFailure.nonRetryable(
+      'a brand workflow starts with its registration (BrandWorkflowInput.registration)',
+      'InvalidWorkflowInput',
+    );
+  return { ...input, registration: input.registration };
+}
+
+export function brandContext(input: BrandWorkflowInput) {
+  const opts = input.options ?? {};
+  const registry = registryStubs(input.account);
+  const { reads, writes } = registry;
+  const self = workflowInfo().workflowId;
+  /** Vet workflows this run started (children send their completion to the run that started them). */
+  const childrenOfThisRun = new Map<string, ChildWorkflowHandle<typeof vetWorkflow>>();
+  const state: BrandState = input.carried ?? initialBrandState(withRegistration(input));
+  if (input.carried) state.status.runs = ++state.loop.runs;
+  const status = state.status;
+  const wakeup = new Wakeup();
+  const queue = new OperationQueue<BrandOperation>(state.queue, wakeup);
+  const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
+  const books = new EntityBookkeeping(status, BrandIdKey, () => status.brandId, opts.auditLimit);
+  const guarded = new GuardedRegistry(state.faults, books);
+  const audit = books.audit.bind(books);
+  const account = input.account;
+  const final = () => brandPhases[status.phase].final;
+
+  const applyAction = (key: string, change: ActionChange) => {
+    if (change.set) books.setAction(key, change.action, change.reason, change.registryErrors);
+    else books.clearAction(key);
+  };
+
+  const setPhase = (proposed: BrandPhase, cause: AuditCause, detail?: string) => {
+    const phase = guardedPhase(brandPhases, status.phase, proposed);
+    if (status.phase !== phase) {
+      audit(cause, 'phase', detail, status.phase, phase);
+      status.phase = phase;
+      state.loop.pollAttempt = 0;
+      if (phase === 'ready' && state.readinessWatchers.length > 0) {
+        notifyWatchers(state.readinessWatchers);
+        state.readinessWatchers = [];
+      }
+    }
+    books.syncSearchAttributes();
+  };
+
+  const notifyWatchers = (watchers: string[]) => {
+    for (const watcher of watchers)
+      void getExternalWorkflowHandle(watcher)
+        .signal(brandReadySignal, { brandReference: input.reference })
+        .catch(() => undefined); // a watcher that has gone needs nothing
+  };
+
+  /** Records the registry's brand record and derives the phase from it. */
+  const applySnapshot = (b: BrandSnapshot, cause: AuditCause) => {
+    const previousIdentity = status.identityStatus;
+    state.snapshot = b;
+    status.brandId = b.brandId;
+    status.entityType = b.entityType || status.entityType;
+    status.brandStatus = b.status;
+    status.identityStatus = b.identityStatus;
+    status.optionalAttributes = b.optionalAttributes ?? {};
+    if (b.businessContactEmailVerifiedDate) status.contactVerifiedAt = b.businessContactEmailVerifiedDate;
+    else delete status.contactVerifiedAt;
+    if (previousIdentity !== undefined && previousIdentity !== b.identityStatus)
+      audit(cause, 'identity-status', undefined, previousIdentity, b.identityStatus);
+    if (final()) return;
+    const decision = deriveBrandPhase(b, {
+      entityType: status.entityType,
+      appealPending: state.appealPending,
+      now: Date.now(),
+    });
+    if (decision.appealOver) state.appealPending = false;
+    applyAction('identity', decision.identity);
+    setPhase(decision.phase, cause, decision.detail);
+  };
+
+  const claimParked = async (parkedWorkflowId: string) => {
+    try {
+      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
+        ownerWorkflowId: self,
+      });
+      audit('start', 'claimed-parked-events', parkedWorkflowId);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // Nothing parked under this key.
+    }
+  };
+
+  return {
+    input,
+    opts,
+    registry,
+    reads,
+    writes,
+    self,
+    childrenOfThisRun,
+    state,
+    status,
+    wakeup,
+    queue,
+    dedupe,
+    books,
+    guarded,
+    audit,
+    account,
+    final,
+    applyAction,
+    setPhase,
+    notifyWatchers,
+    applySnapshot,
+    claimParked,
+  };
+}
+
+export type BrandContext = ReturnType<typeof brandContext>;

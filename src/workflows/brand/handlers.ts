@@ -1,0 +1,158 @@
+/**
+ * The brand workflow's messages: the status query, the operator updates, and the readiness-watch,
+ * registry-event and vet-progress signals. Handlers validate and enqueue (or record a hint and wake
+ * the loop); the loop runs the operation and the update awaits its outcome.
+ */
+import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import {
+  brandUpdateGroups,
+  groupsOfPatch,
+  nextGroup3UpdateAllowedAt,
+} from '../../registry/brand-update-groups.js';
+import {
+  appealUpdate,
+  brandStatusQuery,
+  cancelUpdate,
+  correctBrandUpdate,
+  importVetUpdate,
+  orderVetUpdate,
+  revetUpdate,
+  vetProgressSignal,
+} from '../brand-definitions.js';
+import type { BrandPhase, BrandStatus } from '../brand-types.js';
+import type { OperationOutcome } from '../entity/operations.js';
+import { refuseUnlessAllowed } from '../entity/phases.js';
+import {
+  checkAppealRequest,
+  checkCancelRequest,
+  checkCorrectBrandRequest,
+  checkImportVetRequest,
+  checkOrderVetRequest,
+} from '../request-checks.js';
+import { registryEventSignal, watchBrandReadinessSignal } from '../signals.js';
+import type { BrandContext } from './context.js';
+import { eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
+import { type BrandOperation, brandPhases } from './phases.js';
+
+const WATCHERS_LIMIT = 1_000;
+
+export function setBrandHandlers(ctx: BrandContext) {
+  const { state, status, wakeup, queue, dedupe, audit, final, applyAction, notifyWatchers } = ctx;
+
+  const submit = async (kind: BrandOperation, request: unknown): Promise<OperationOutcome<BrandPhase>> =>
+    (await queue.awaitOutcome(
+      queue.enqueue(kind, request, { first: kind === 'cancel' }),
+    )) as OperationOutcome<BrandPhase>;
+  const allowed = (kind: BrandOperation) => refuseUnlessAllowed(brandPhases, status.phase, kind);
+
+  setHandler(brandStatusQuery, (): BrandStatus => ({ ...status, pendingOperations: queue.pendingKinds() }));
+
+  setHandler(correctBrandUpdate, (request) => submit('correctBrand', request), {
+    validator: (request) => {
+      allowed('correctBrand');
+      // The request's own checks first: they name unknown keys, boundedly, and cap every list.
+      const parsed = checkCorrectBrandRequest(request);
+      if (status.brandId === undefined) return;
+      const known = Object.values(brandUpdateGroups).flat();
+      const fixed = Object.keys(parsed.patch).filter((f) => !known.includes(f));
+      if (fixed.length > 0)
+        throw new Error(
+          `patch: fields not updatable once registered: ${fixed.slice(0, 10).join(', ')}${fixed.length > 10 ? ` and ${fixed.length - 10} more` : ''}`,
+        );
+      const groups = groupsOfPatch(parsed.patch);
+      const vets = status.vets.filter((v) => v.state !== 'rejected' && v.state !== 'cancelled');
+      if (groups.includes(1) && vets.length > 0)
+        throw new Error(
+          `patch: group 1 fields (${brandUpdateGroups[1].join(', ')}) may change only while the brand has no external vets (it has ${vets.length})`,
+        );
+      if (groups.includes(3) && status.lastGroup3UpdateAt) {
+        const next = nextGroup3UpdateAllowedAt(new Date(status.lastGroup3UpdateAt));
+        if (Date.now() < next.getTime())
+          throw new Error(
+            `patch: group 3 fields (${brandUpdateGroups[3].join(', ')}) were updated at ${status.lastGroup3UpdateAt}; next update allowed from ${next.toISOString()}`,
+          );
+      }
+    },
+  });
+
+  setHandler(revetUpdate, () => submit('revet', undefined), {
+    validator: () => {
+      allowed('revet');
+      if (status.identityStatus !== 'UNVERIFIED')
+        throw new Error(`revet applies to UNVERIFIED brands; this brand is ${status.identityStatus}`);
+    },
+  });
+
+  setHandler(appealUpdate, (request) => submit('appeal', request), {
+    validator: (request) => {
+      allowed('appeal');
+      checkAppealRequest(request);
+    },
+  });
+
+  setHandler(orderVetUpdate, (request) => submit('orderVet', request), {
+    validator: (request) => {
+      allowed('orderVet');
+      const parsed = checkOrderVetRequest(request);
+      if (
+        parsed.vettingClass === 'POLITICAL' &&
+        hasPoliticalAccessByTaxStatus(status.entityType, status.optionalAttributes)
+      )
+        throw new Error(
+          `vettingClass: a NON_PROFIT with tax-exempt status ${String(status.optionalAttributes.taxExemptStatus)} already has Political access and may not request a Political vet`,
+        );
+    },
+  });
+
+  setHandler(importVetUpdate, (request) => submit('importVet', request), {
+    validator: (request) => {
+      allowed('importVet');
+      checkImportVetRequest(request);
+    },
+  });
+
+  setHandler(cancelUpdate, (request) => submit('cancel', request), {
+    validator: (request) => {
+      allowed('cancel');
+      checkCancelRequest(request);
+      if (queue.pendingKinds().includes('cancel')) throw new Error('a cancel is already queued');
+    },
+  });
+
+  setHandler(watchBrandReadinessSignal, ({ watcherWorkflowId }) => {
+    if (status.phase === 'ready') notifyWatchers([watcherWorkflowId]);
+    else if (
+      !state.readinessWatchers.includes(watcherWorkflowId) &&
+      state.readinessWatchers.length < WATCHERS_LIMIT
+    )
+      state.readinessWatchers.push(watcherWorkflowId);
+  });
+
+  setHandler(registryEventSignal, (delivery) => {
+    if (!dedupe.firstSeen(delivery.deliveryId)) return;
+    const event = delivery.event;
+    audit('webhook', 'event', event.eventType);
+    for (const vet of status.vets)
+      if (eventConcernsVet(vet, event))
+        getExternalWorkflowHandle(vet.workflowId)
+          .signal(registryEventSignal, delivery)
+          .catch(() => undefined);
+    wakeup.bump('webhook');
+  });
+
+  setHandler(vetProgressSignal, (progress) => {
+    const vet = status.vets.find((v) => v.seq === progress.seq);
+    if (!vet || (vet.state === progress.state && progress.vettingId === vet.vettingId)) return;
+    if (vet.state !== progress.state)
+      audit(progress.cause, 'vet', `#${vet.seq} ${progress.detail ?? ''}`.trim(), vet.state, progress.state);
+    vet.state = progress.state;
+    if (progress.vettingId) vet.vettingId = progress.vettingId;
+    if (progress.vettingClass) vet.vettingClass = progress.vettingClass;
+    if (progress.score !== undefined) vet.score = progress.score;
+    if (progress.reasons) vet.reasons = progress.reasons;
+    if (progress.vettedDate) vet.vettedDate = progress.vettedDate;
+    if (progress.deadline) vet.deadline = progress.deadline;
+    if (!final()) applyAction(`vet-${vet.seq}`, vetAction(vet.seq, progress, vet.deadline));
+    wakeup.bump(progress.cause === 'start' ? 'workflow' : progress.cause);
+  });
+}

@@ -1,0 +1,170 @@
+/**
+ * The brand's operator operations, run by the loop in order: correct (and revet), revet, appeal,
+ * order or import a vet, cancel (which stops the brand's vets).
+ */
+import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
+import { groupsOfPatch } from '../../registry/brand-update-groups.js';
+import type { BrandUpdate } from '../../registry/schemas.js';
+import { stopVetSignal } from '../brand-definitions.js';
+import type {
+  AppealRequest,
+  CancelRequest,
+  CorrectBrandRequest,
+  ImportVetRequest,
+  OrderVetRequest,
+} from '../brand-messages.js';
+import type { AuditCause } from '../entity/audit.js';
+import type { OperationResult } from '../entity/loop.js';
+import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';
+import type { CallResult } from '../entity/registry-call.js';
+import { requestRefusalClasses } from '../entity/registry-failure.js';
+import type { BrandContext } from './context.js';
+import { vetInProgress } from './derive.js';
+import { type BrandOperation, brandPhases } from './phases.js';
+import type { BrandSteps } from './steps.js';
+
+/** How long an ending brand waits for the vets it stopped to close. */
+const CHILD_SETTLE_MS = 10 * 60 * 1000;
+
+export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
+  const { input, reads, writes, childrenOfThisRun, state, status, queue, books, guarded, audit } = ctx;
+  const { account, setPhase, applySnapshot } = ctx;
+  const { register, startVet } = steps;
+
+  const refusedBy = (what: string, call: Extract<CallResult<unknown>, { ok: false }>): OperationResult => {
+    audit('operator', 'registry-refused', `${what}: ${call.failure.message}`);
+    return {
+      outcome: requestRefusalClasses.includes(call.failure.class) ? 'refused' : 'failed',
+      detail: call.failure.message,
+      ...(call.failure.errors.length > 0 ? { registryErrors: call.failure.errors } : {}),
+    };
+  };
+
+  const revet = async (): Promise<OperationResult> => {
+    const call = await guarded.call('revet', () => writes.revetBrand({ account, brandId: status.brandId! }));
+    if (!call.ok) return refusedBy('revet', call);
+    state.appealPending = false;
+    audit('operator', 'revet', `identity status ${call.value.identityStatus}`);
+    applySnapshot(call.value, 'operator');
+    return { outcome: 'done', detail: `identity status ${call.value.identityStatus}` };
+  };
+
+  const correct = async (patch: BrandUpdate, revetAfter: boolean): Promise<OperationResult> => {
+    if (status.phase === 'registration-rejected' || status.phase === 'registering') {
+      state.registration = {
+        ...state.registration!,
+        ...patch,
+        referenceId: input.reference,
+      } as typeof state.registration & {};
+      audit('operator', 'registration-corrected', Object.keys(patch).join(', '));
+      books.clearAction('registration');
+      setPhase('registering', 'operator');
+      const call = await register('operator');
+      if (call.ok) return { outcome: 'done', ids: { brandId: call.value.brandId } };
+      return refusedBy('register', call);
+    }
+    const groups = groupsOfPatch(patch);
+    if (groups.includes(1)) {
+      const active = await guarded.read('count active campaigns', () =>
+        reads.countActiveCampaigns({ account, brandId: status.brandId! }),
+      );
+      if (!active.ok) return refusedBy('count active campaigns', active);
+      if (active.value > 0)
+        return {
+          outcome: 'refused',
+          detail: `group 1 fields may change only while the brand has no active campaigns (it has ${active.value})`,
+        };
+    }
+    const call = await guarded.call('update brand', () =>
+      writes.updateBrand({ account, brandId: status.brandId!, patch }),
+    );
+    if (!call.ok) return refusedBy('update', call);
+    audit('operator', 'brand-updated', `${Object.keys(patch).join(', ')} (groups ${groups.join(', ')})`);
+    if (groups.includes(3)) status.lastGroup3UpdateAt = new Date(Date.now()).toISOString();
+    applySnapshot(call.value, 'operator');
+    if (revetAfter) {
+      if (status.identityStatus === 'UNVERIFIED') return revet();
+      audit('operator', 'revet-skipped', `identity status ${status.identityStatus}`);
+    }
+    return { outcome: 'done', detail: `identity status ${status.identityStatus}` };
+  };
+
+  /**
+   * Before the brand ends: stops its vets still in progress and waits (at most CHILD_SETTLE_MS) for
+   * those this run started to close, so the brand's last workflow task does not race their completion
+   * events. Vets started by an earlier run are not this run's children: the stop signal suffices.
+   */
+  const stopVets = async (reason: string): Promise<void> => {
+    for (const vet of status.vets.filter(vetInProgress))
+      await getExternalWorkflowHandle(vet.workflowId)
+        .signal(stopVetSignal, { reason })
+        .catch(() => undefined); // a vet that has ended needs nothing
+    const closing = [...childrenOfThisRun.values()].map((child) => child.result().catch(() => undefined));
+    if (closing.length > 0) await Promise.race([Promise.all(closing), sleep(CHILD_SETTLE_MS)]);
+  };
+
+  const cancel = async (reason: string, cause: AuditCause): Promise<void> => {
+    status.cancelReason = reason;
+    for (const action of [...status.needsAction]) books.clearAction(action.key);
+    setPhase('cancelled', cause, reason);
+    queue.drain('cancelled', 'cancelled', 'the brand was cancelled');
+    await stopVets(`brand cancelled: ${reason}`);
+  };
+
+  const execute = async (op: QueuedOperation<BrandOperation>): Promise<OperationResult> => {
+    if (!brandPhases[status.phase].allows.includes(op.kind))
+      return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
+    switch (op.kind) {
+      case 'correctBrand': {
+        const { patch, revet: revetAfter } = acceptedRequest<CorrectBrandRequest>(op);
+        return correct(patch, revetAfter === true);
+      }
+      case 'revet':
+        if (status.identityStatus !== 'UNVERIFIED')
+          return { outcome: 'refused', detail: `the brand is ${status.identityStatus}, not UNVERIFIED` };
+        return revet();
+      case 'appeal': {
+        const request = acceptedRequest<AppealRequest>(op);
+        const appeal = { ...request, attachmentUuids: request.attachmentUuids ?? [] };
+        const call = await guarded.call('appeal', () =>
+          writes.appealBrand({ account, brandId: status.brandId!, appeal }),
+        );
+        if (!call.ok) return refusedBy('appeal', call);
+        state.appealPending = status.identityStatus === 'UNVERIFIED';
+        audit('operator', 'appealed', appeal.appealCategories.join(', '));
+        if (state.snapshot) applySnapshot(state.snapshot, 'operator');
+        return { outcome: 'done' };
+      }
+      case 'orderVet': {
+        const order = acceptedRequest<OrderVetRequest>(op);
+        const vet = await startVet(
+          { mode: 'order', evpId: order.evpId, vettingClass: order.vettingClass },
+          'operator',
+        );
+        return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
+      }
+      case 'importVet': {
+        const imp = acceptedRequest<ImportVetRequest>(op);
+        const vet = await startVet(
+          {
+            mode: 'import',
+            evpId: imp.evpId,
+            vettingId: imp.vettingId,
+            ...(imp.vettingToken ? { vettingToken: imp.vettingToken } : {}),
+          },
+          'operator',
+        );
+        return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
+      }
+      case 'cancel': {
+        const { reason } = acceptedRequest<CancelRequest>(op);
+        await cancel(reason, 'operator');
+        return { outcome: 'done', ...(status.brandId ? { ids: { brandId: status.brandId } } : {}) };
+      }
+    }
+  };
+
+  return { stopVets, cancel, execute };
+}
+
+export type BrandOperations = ReturnType<typeof brandOperations>;

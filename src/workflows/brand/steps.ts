@@ -1,0 +1,188 @@
+/**
+ * The brand's registry steps, called by the loop only: register (billed once), read the brand (a 404
+ * is confirmed by the list before the brand counts as deleted), notice expired vets, start vets (child
+ * workflows), and `reconcile`, the phase's own step.
+ */
+import { ParentClosePolicy, startChild } from '@temporalio/workflow';
+import type { BrandSnapshot } from '../../contracts/activity-types.js';
+import type { VetStatus } from '../brand-types.js';
+import type { AuditCause } from '../entity/audit.js';
+import type { CallResult } from '../entity/registry-call.js';
+import { requestRefusalClasses } from '../entity/registry-failure.js';
+import type { WakeCause } from '../entity/wait.js';
+import { parkedEventsWorkflowId, vetWorkflowId } from '../ids.js';
+import {
+  DEFAULT_VET_GRACE_MS,
+  DEFAULT_VET_RESULT_WINDOW_MS,
+  type VetRequest,
+  vetWorkflow,
+} from '../vet/workflow.js';
+import type { BrandContext } from './context.js';
+import {
+  NOT_FOUND_CONFIRM_MS,
+  newlyExpiredVets,
+  notFoundVerdict,
+  vetsNeedingEnhancedFollowUp,
+} from './derive.js';
+
+const ALERTS_LIMIT = 20;
+
+export function brandSteps(ctx: BrandContext) {
+  const { input, opts, reads, writes, self, childrenOfThisRun, state, status, books, guarded } = ctx;
+  const { audit, account, final, setPhase, applySnapshot, claimParked } = ctx;
+
+  /** Registers the brand (the client searches by referenceId first: a re-order adopts, never pays twice). */
+  const register = async (cause: AuditCause): Promise<CallResult<BrandSnapshot>> => {
+    const registration = state.registration;
+    if (!registration) throw new Error('registering without a registration'); // unreachable by construction
+    const call = await guarded.call('register brand', () => writes.registerBrand({ account, registration }), {
+      billed: true,
+    });
+    if (call.ok) {
+      books.clearAction('registration');
+      audit(cause, 'registered', call.value.brandId);
+      delete state.registration;
+      applySnapshot(call.value, cause);
+      await claimParked(parkedEventsWorkflowId('brand', call.value.brandId));
+    } else if (requestRefusalClasses.includes(call.failure.class)) {
+      books.setAction(
+        'registration',
+        'correctBrand with corrected registration fields, or cancel',
+        call.failure.message,
+        call.failure.errors,
+      );
+      setPhase('registration-rejected', cause, call.failure.message);
+    }
+    return call;
+  };
+
+  const readBrand = async (cause: AuditCause): Promise<void> => {
+    const brandId = status.brandId!;
+    const read = await guarded.read('read brand', () => reads.getBrand({ account, brandId }));
+    if (read.ok) {
+      delete state.first404At;
+      applySnapshot(read.value, cause);
+      return;
+    }
+    if (read.failure.class !== 'not-found') return;
+    const now = Date.now();
+    state.first404At ??= now;
+    let list: 'absent' | 'present' | 'failed' | 'not-asked' = 'not-asked';
+    let listed: BrandSnapshot | null = null;
+    if (now - state.first404At >= NOT_FOUND_CONFIRM_MS) {
+      const found = await guarded.read('confirm brand by reference', () =>
+        reads.findBrandByReference({ account, referenceId: input.reference }),
+      );
+      list = found.ok ? (found.value ? 'present' : 'absent') : 'failed';
+      if (found.ok) listed = found.value;
+    }
+    const verdict = notFoundVerdict({ first404At: state.first404At, now, list });
+    if (verdict === 'deleted') {
+      status.brandStatus = 'NOT_FOUND';
+      setPhase(
+        'deleted',
+        cause,
+        'the registry no longer knows the brand: 404 twice, and absent from its list',
+      );
+    } else if (verdict === 'present' && listed) {
+      delete state.first404At;
+      audit(cause, 'brand-found-by-reference', `${brandId} → ${listed.brandId}`);
+      applySnapshot(listed, cause);
+    } else if (!guarded.faulted) {
+      // The list answered (and cleared the fault) but the 404 is not confirmed yet: still a fault.
+      guarded.fault('read brand', read.failure);
+    }
+  };
+
+  const checkVetExpiry = async (cause: AuditCause): Promise<void> => {
+    if (!status.vets.some((v) => v.state === 'active')) return;
+    const read = await guarded.read('read vets', () =>
+      reads.listExternalVets({ account, brandId: status.brandId! }),
+    );
+    if (!read.ok) return;
+    for (const vet of newlyExpiredVets(status.vets, read.value)) {
+      audit(cause, 'vet', `#${vet.seq} expired`, vet.state, 'expired');
+      vet.state = 'expired';
+      const political = vet.vettingClass === 'POLITICAL';
+      if (political) status.politicalCampaignsAffected = true;
+      status.alerts.push(
+        `vet #${vet.seq} (${vet.evpId} ${vet.vettingClass ?? ''}) expired at ${new Date(Date.now()).toISOString()}` +
+          (political ? ': the registry deactivates political campaigns after an expired political vet' : ''),
+      );
+      while (status.alerts.length > ALERTS_LIMIT) status.alerts.shift();
+      books.setAction(`vet-${vet.seq}`, 're-apply: order or import a new vet', `vet #${vet.seq} EXPIRED`);
+    }
+  };
+
+  const startVet = async (
+    request: VetRequest,
+    cause: AuditCause,
+    followUpOf?: number,
+  ): Promise<VetStatus> => {
+    const seq = ++state.vetSeq;
+    const workflowId = vetWorkflowId(input.reference, request.evpId, seq);
+    const resultWindowMs = opts.vetResultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS;
+    const graceMs = opts.vetGraceMs ?? DEFAULT_VET_GRACE_MS;
+    const vet: VetStatus = {
+      seq,
+      workflowId,
+      mode: request.mode,
+      evpId: request.evpId,
+      state: 'ordering',
+      deadline: new Date(Date.now() + resultWindowMs + graceMs).toISOString(),
+      ...(request.mode === 'order'
+        ? { vettingClass: request.vettingClass }
+        : { vettingId: request.vettingId }),
+      ...(followUpOf !== undefined ? { followUpOf } : {}),
+    };
+    status.vets.push(vet);
+    audit(
+      cause,
+      request.mode === 'order' ? 'vet-ordered' : 'vet-imported',
+      `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim(),
+    );
+    const child = await startChild(vetWorkflow, {
+      workflowId,
+      // The vet outlives a continue-as-new of the brand and reports by workflow id.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [
+        {
+          brandWorkflowId: self,
+          account,
+          brandId: status.brandId!,
+          seq,
+          request,
+          resultWindowMs,
+          graceMs,
+          ...(opts.vetPoll ? { poll: opts.vetPoll } : {}),
+        },
+      ],
+    });
+    childrenOfThisRun.set(workflowId, child);
+    return vet;
+  };
+
+  const reconcile = async (cause: WakeCause | 'start'): Promise<void> => {
+    switch (status.phase) {
+      case 'registering':
+        await register(cause);
+        return;
+      case 'registration-rejected':
+        return;
+      default:
+        await readBrand(cause);
+        if (final()) return;
+        await checkVetExpiry(cause);
+        for (const vet of vetsNeedingEnhancedFollowUp(status.vets, opts.enhancedVetPolicy)) {
+          vet.followUpOrdered = true;
+          const policy = opts.enhancedVetPolicy!;
+          audit(cause, 'enhanced-vet-policy', `vet #${vet.seq} scored ${vet.score} < ${policy.belowScore}`);
+          await startVet({ mode: 'order', evpId: policy.evpId, vettingClass: 'ENHANCED' }, cause, vet.seq);
+        }
+    }
+  };
+
+  return { register, startVet, reconcile };
+}
+
+export type BrandSteps = ReturnType<typeof brandSteps>;
