@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { parseDevOptions } from '../stack/dev-options.js';
 import { DEFAULT_TIME_SCALE, formatChange, startLocalStack } from '../stack/index.js';
-import { projectRoot } from '../toolchain/paths.js';
+import { isAddressInUse, portOrFree, startOnProbedPorts } from '../stack/ports.js';
 import { untilSignal } from './shutdown.js';
 
 export const devHelp = `tcr dev: run the whole local stack (what \`npm start\` runs)
@@ -34,67 +33,50 @@ Options:
 docs/local-stack.md explains every part, the example orders and how to drive scenarios.`;
 
 export async function runDev(argv: string[]): Promise<number> {
-  const env = process.env;
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'data-dir': { type: 'string', default: env.TCR_DATA_DIR ?? join(projectRoot, '.data') },
-      port: { type: 'string', default: env.TCR_TEMPORAL_PORT ?? '7233' },
-      'ui-port': { type: 'string', default: env.TCR_UI_PORT ?? '8233' },
-      'simulator-port': { type: 'string', default: env.TCR_SIMULATOR_PORT ?? '8480' },
-      'ingress-port': { type: 'string', default: env.TCR_INGRESS_PORT ?? '8470' },
-      'metrics-port': { type: 'string', default: env.TCR_WORKER_METRICS_PORT ?? '9464' },
-      'codec-port': { type: 'string', default: env.TCR_CODEC_PORT ?? '8234' },
-      'time-scale': { type: 'string', default: env.TCR_TIME_SCALE ?? String(DEFAULT_TIME_SCALE) },
-      namespace: { type: 'string', default: env.TEMPORAL_NAMESPACE ?? 'default' },
-      'no-examples': { type: 'boolean', default: flag(env.TCR_NO_EXAMPLES) },
-      quiet: { type: 'boolean', default: flag(env.TCR_QUIET) },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
+  const options = parseDevOptions(argv, process.env);
+  if (options === 'help') {
     console.log(devHelp);
     return 0;
   }
-  const port = parsePort('--port', values.port);
-  const uiPort = parsePort('--ui-port', values['ui-port']);
-  const simulatorPort = parsePort('--simulator-port', values['simulator-port']);
-  const ingressPort = parsePort('--ingress-port', values['ingress-port']);
-  const metricsPort = parsePort('--metrics-port', values['metrics-port']);
-  const codecPort = parsePort('--codec-port', values['codec-port']);
-  const timeScale = Number(values['time-scale']);
-  if (!Number.isFinite(timeScale) || timeScale <= 0)
-    throw usageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
-  const quiet = values.quiet;
+  const { timeScale, quiet } = options;
 
-  // Before any worker exists: quiet worker logs, and the worker runtime's Prometheus endpoint.
-  Runtime.install({
-    logger: new DefaultLogger('WARN', (entry) => {
-      // Expected with one worker per task queue; not worth a line in the terminal.
-      if (/^No (activities|workflows) registered/.test(entry.message)) return;
-      console.error(`worker ${entry.level}: ${entry.message}`);
-    }),
-    telemetryOptions: {
-      logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }), forward: {} },
-      metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } },
+  // Before any worker exists: quiet worker logs, and the worker runtime's Prometheus endpoint. The
+  // exporter must be given a port and does not report the one it bound, so 0 (any free port) is
+  // probed here, and the Runtime installed again on a fresh port if it was taken meanwhile.
+  const metricsPort = await startOnProbedPorts({
+    probed: options.metricsPort === 0,
+    retryable: isAddressInUse,
+    start: async () => {
+      const port = await portOrFree(options.metricsPort);
+      Runtime.install({
+        logger: new DefaultLogger('WARN', (entry) => {
+          // Expected with one worker per task queue; not worth a line in the terminal.
+          if (/^No (activities|workflows) registered/.test(entry.message)) return;
+          console.error(`worker ${entry.level}: ${entry.message}`);
+        }),
+        telemetryOptions: {
+          logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }), forward: {} },
+          metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } },
+        },
+      });
+      return port;
     },
   });
 
   const say = (line: string) => {
     if (!quiet) console.log(line);
   };
-  say(`starting the local stack (data in ${values['data-dir']}, simulator at ${timeScale}x real time) ...`);
+  say(`starting the local stack (data in ${options.dataDir}, simulator at ${timeScale}x real time) ...`);
   const stack = await startLocalStack({
-    dataDir: values['data-dir'],
-    temporalPort: port,
-    uiPort,
-    simulatorPort,
-    ingressPort,
-    codecPort,
-    namespace: values.namespace,
+    dataDir: options.dataDir,
+    temporalPort: options.temporalPort,
+    uiPort: options.uiPort,
+    simulatorPort: options.simulatorPort,
+    ingressPort: options.ingressPort,
+    codecPort: options.codecPort,
+    namespace: options.namespace,
     timeScale,
-    examples: !values['no-examples'],
+    examples: options.examples,
     progress: !quiet,
     onProgress: (change) => console.log(formatChange(change)),
     log: (line) => say(`· ${line}`),
@@ -114,19 +96,4 @@ Examples               ${stack.examples ? (stack.examples.alreadySubmitted.lengt
 Ctrl-C stops everything; the next start resumes.
 `);
   return untilSignal(() => stack.stop());
-}
-
-function flag(value: string | undefined): boolean {
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
-}
-
-function usageError(message: string): Error {
-  return Object.assign(new Error(message), { code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' });
-}
-
-function parsePort(flagName: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw usageError(`${flagName} must be a port number (0 = any free port), got '${value}'`);
-  return n;
 }
