@@ -3,8 +3,16 @@
  * off, answer) and the health and metrics routes. ./server.ts listens with them; tests can drive them
  * with `app.inject()` and a fake hand-off. See docs/ingress.md for answers, routing and metrics.
  */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+  type RawServerDefault,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { RegistryEventDelivery } from '../contracts/signals.js';
 import { type RegistryEvent, RegistryEventSchema } from '../registry/events.js';
@@ -88,6 +96,20 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
   const inFlight = new Map<string, Promise<RouteOutcome>>();
 
   let closing = false;
+  /**
+   * Answers sent once closing began end their connection. Closing the server closes the connections
+   * idle at that moment; one with a request in flight would otherwise stay open after its answer
+   * until its keep-alive timeout (72 s on the internal listener, from a monitor's /readyz), and the
+   * close with it.
+   */
+  const closeConnectionsWhenClosing = (
+    instance: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>,
+  ) => {
+    instance.addHook('onSend', async (_request, reply, payload) => {
+      if (closing) reply.header('connection', 'close');
+      return payload;
+    });
+  };
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -107,6 +129,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
       connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
     },
   });
+  closeConnectionsWhenClosing(app);
   guardConnections(app.server, {
     maxConnections: config.maxConnections,
     maxPerAddress: config.maxConnectionsPerAddress,
@@ -324,6 +347,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
       loggerInstance: logger,
       logController: new LogController({ disableRequestLogging: true }),
     });
+    closeConnectionsWhenClosing(internal);
     registerInternalRoutes(internal, { client, metrics });
   }
   return {

@@ -20,6 +20,7 @@ type Send = (client: native.Client, call: native.RpcCall) => Promise<Buffer>;
 /** What the SDK's retry functions read of a gRPC status (code and details; never its metadata). */
 type RetryStatus = Parameters<GrpcRetryOptions['retryableDecider']>[1];
 const UNAVAILABLE = 14;
+const DEADLINE_EXCEEDED = 4;
 
 /**
  * The ingress's connection to Temporal: calls travel on the SDK's native (Rust) client rather than
@@ -45,6 +46,8 @@ export class IngressConnection implements ConnectionLike {
   private connected: NativeConnection | undefined;
   private connecting: Promise<NativeConnection> | undefined;
   private closed = false;
+  /** Aborted by close(): calls still waiting for a connection give up at once. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: NativeConnectionOptions) {
     this.workflowService = WorkflowService.create(
@@ -77,9 +80,13 @@ export class IngressConnection implements ConnectionLike {
     return this.callContext.run({ ...this.callContext.getStore(), abortSignal }, fn);
   }
 
-  /** Closes the native connection; one still being made closes as soon as it is made. */
+  /**
+   * Closes the native connection; one still being made closes as soon as it is made, and calls
+   * waiting for it fail at once (Core's attempt itself runs on to its own timeout, 30 s at most).
+   */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort(new Error('the ingress connection to Temporal is closed'));
     const connection = this.connected;
     this.connected = undefined;
     await connection?.close();
@@ -105,6 +112,28 @@ export class IngressConnection implements ConnectionLike {
       },
     );
     return this.connecting;
+  }
+
+  /**
+   * The native connection, waited for no longer than the call may: until its deadline, its abort
+   * signal or close(). Core's connect has its own 30 s timeout and cannot be cancelled, so without
+   * this a call made while Temporal accepts TCP but does not answer (a hung server, a black-holing
+   * proxy) held its caller, and the ingress's shutdown, for those 30 s. The attempt goes on: when it
+   * succeeds after the wait ended, the next call uses it.
+   */
+  private connectionBy(
+    deadline: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<NativeConnection> {
+    const connection = this.connection();
+    if (this.connected) return connection;
+    const signals = [this.closing.signal];
+    if (signal) signals.push(signal);
+    if (deadline !== undefined) signals.push(AbortSignal.timeout(Math.max(0, deadline - Date.now())));
+    return abortable(connection, AbortSignal.any(signals)).catch((error: unknown) => {
+      if (error instanceof DOMException && error.name === 'TimeoutError') throw deadlineExceeded();
+      throw error;
+    });
   }
 
   /** protobufjs's rpcImpl: one call through Core, without Core's retries, under the caller's context. */
@@ -133,7 +162,7 @@ export class IngressConnection implements ConnectionLike {
       // At least 1 ms: a call always carries a real timeout once a deadline is set.
       const timeout = deadline === undefined ? null : Math.max(1, deadline - Date.now());
       try {
-        const client = extractNativeClient(await this.connection());
+        const client = extractNativeClient(await this.connectionBy(deadline, context.abortSignal));
         return await abortable(
           send(client, { rpc, req: request, retry: false, metadata, timeout }),
           context.abortSignal,
@@ -159,6 +188,14 @@ function statusOf(error: unknown): RetryStatus | undefined {
     return undefined;
   const { code, details, message } = error as { code: number; details?: string; message?: string };
   return { code, details: details ?? message ?? '' } as RetryStatus;
+}
+
+/** What a call that ran out of its deadline while connecting fails with (gRPC DEADLINE_EXCEEDED). */
+function deadlineExceeded(): Error {
+  return Object.assign(new Error('deadline exceeded while connecting to Temporal'), {
+    code: DEADLINE_EXCEEDED,
+    details: 'deadline exceeded while connecting to Temporal',
+  });
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
