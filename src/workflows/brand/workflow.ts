@@ -22,7 +22,6 @@ import {
   continueAsNew,
   isCancellation,
   upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandResult, BrandWorkflowInput } from '../brand-types.js';
 import { runEntityLoop } from '../entity/loop.js';
@@ -72,7 +71,10 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       queue,
       wakeup,
       guarded,
-      loop: state.loop,
+      state,
+      dedupe,
+      view: status,
+      audit,
       polls: {
         pending: opts.pendingPoll ?? DEFAULT_PENDING_POLL,
         steadyMs: opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS,
@@ -80,18 +82,8 @@ export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandRes
       execute: (op) => registry.at('operator', () => execute(op)),
       reconcile: (cause) =>
         registry.at(wakePriority(cause, status.phase === 'registering'), () => reconcile(cause)),
-      setWaitingFor: (w) => {
-        if (w) status.waitingFor = w;
-        else delete status.waitingFor;
-      },
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH,
       continueAsNew: () => {
-        audit(
-          'timer',
-          'continue-as-new',
-          `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`,
-        );
-        state.deliveries = dedupe.toJSON();
         // The registration travels only inside the state, and only until the brand is registered.
         const { registration: _atStart, ...next } = input;
         return continueAsNew<typeof brandWorkflow>({ ...next, carried: state });

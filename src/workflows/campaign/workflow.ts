@@ -26,7 +26,6 @@ import {
   continueAsNew,
   isCancellation,
   upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { CampaignResult, CampaignWorkflowInput } from '../campaign-types.js';
 import { runEntityLoop } from '../entity/loop.js';
@@ -116,7 +115,10 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
       queue,
       wakeup,
       guarded,
-      loop: state.loop,
+      state,
+      dedupe,
+      view: status,
+      audit,
       polls,
       execute: (op) => registry.at('operator', () => executeTracked(op)),
       reconcile: (cause) =>
@@ -126,18 +128,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
         ),
       deadline,
       onDeadline,
-      setWaitingFor: (w) => {
-        if (w) status.waitingFor = w;
-        else delete status.waitingFor;
-      },
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH,
       continueAsNew: () => {
-        audit(
-          'timer',
-          'continue-as-new',
-          `history length ${workflowInfo().historyLength}, run ${state.loop.runs}`,
-        );
-        state.deliveries = dedupe.toJSON();
         // The campaign fields travel only inside the state, and only until the campaign is created.
         const { campaign: _atStart, ...next } = input;
         return continueAsNew<typeof campaignWorkflow>({ ...next, carried: state });

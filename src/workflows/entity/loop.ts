@@ -2,7 +2,8 @@
  * The entity loop, written once for every registration workflow (brand, campaign, vet):
  *
  *   1. run the queued operator operations, one at a time (./operations.ts);
- *   2. continue as new when history is long, only here and only with the queue empty;
+ *   2. continue as new when history is long, only here and only with the queue empty (audited, with
+ *      the webhook delivery ids written into the carried state);
  *   3. reconcile: the phase's own step (read the registry, decide, act);
  *   4. wait for a wake (webhook, operator, another workflow), the next poll or a deadline.
  *
@@ -12,6 +13,8 @@
  */
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
 import type { WaitingFor } from '../brand-types.js';
+import type { EntityBookkeeping } from './bookkeeping.js';
+import type { DeliveryDedupe } from './delivery-dedupe.js';
 import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';
 import type { PhaseTable } from './phases.js';
 import type { GuardedRegistry } from './registry-call.js';
@@ -43,7 +46,14 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   queue: OperationQueue<K>;
   wakeup: Wakeup;
   guarded: GuardedRegistry;
-  loop: LoopState;
+  /** The parts of the workflow's state the loop keeps: its bookkeeping, and the delivery ids it carries. */
+  state: { loop: LoopState; deliveries: string[] };
+  /** Webhook deliveries already seen: written into `state.deliveries` just before continue-as-new. */
+  dedupe: DeliveryDedupe;
+  /** What the status query shows: the loop sets and clears its `waitingFor`. */
+  view: { waitingFor?: WaitingFor };
+  /** Audits each continue-as-new (the brand and the campaign do; a vet does not). */
+  audit?: EntityBookkeeping['audit'];
   polls: { pending: BackoffSchedule; steadyMs: number };
   execute(op: QueuedOperation<K>): Promise<OperationResult>;
   reconcile(cause: WakeCause | 'start'): Promise<void>;
@@ -51,9 +61,14 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   deadline?(): number | undefined;
   /** The deadline passed: act on it (may call the registry; the loop awaits it). */
   onDeadline?(): void | Promise<void>;
-  setWaitingFor(waitingFor: WaitingFor | undefined): void;
   continueAsNewAt: number;
+  /** Continues as new with the carried state (the loop has already audited it and stored the delivery ids). */
   continueAsNew(): Promise<never>;
+}
+
+function setWaitingFor(view: { waitingFor?: WaitingFor }, waitingFor: WaitingFor | undefined): void {
+  if (waitingFor) view.waitingFor = waitingFor;
+  else delete view.waitingFor;
 }
 
 export function phasePollDelay<P extends string, K extends string>(
@@ -61,7 +76,7 @@ export function phasePollDelay<P extends string, K extends string>(
 ): number | undefined {
   switch (spec.table[spec.phase()].poll) {
     case 'pending':
-      return backoffDelay(spec.polls.pending, spec.loop.pollAttempt);
+      return backoffDelay(spec.polls.pending, spec.state.loop.pollAttempt);
     case 'steady':
       return spec.polls.steadyMs;
     default:
@@ -92,6 +107,12 @@ export async function runEntityLoop<P extends string, K extends string>(
         cause = 'operator';
         continue;
       }
+      spec.audit?.(
+        'timer',
+        'continue-as-new',
+        `history length ${workflowInfo().historyLength}, run ${spec.state.loop.runs}`,
+      );
+      spec.state.deliveries = spec.dedupe.toJSON();
       await spec.continueAsNew();
     }
 
@@ -105,7 +126,7 @@ export async function runEntityLoop<P extends string, K extends string>(
     const pollInMs = spec.guarded.faulted ? spec.guarded.faultBackoff() : phasePollDelay(spec);
     const deadline = spec.deadline?.();
     const now = Date.now();
-    spec.setWaitingFor({
+    setWaitingFor(spec.view, {
       what: spec.guarded.faulted
         ? `registry fault cleared (retrying), then: ${spec.table[spec.phase()].waitsFor}`
         : spec.table[spec.phase()].waitsFor,
@@ -119,8 +140,8 @@ export async function runEntityLoop<P extends string, K extends string>(
       ...(deadline !== undefined ? { deadline } : {}),
       interrupt: () => spec.queue.hasPending,
     });
-    if (cause === 'poll' && !spec.guarded.faulted) spec.loop.pollAttempt++;
+    if (cause === 'poll' && !spec.guarded.faulted) spec.state.loop.pollAttempt++;
     if (cause === 'timer') await spec.onDeadline?.();
   }
-  spec.setWaitingFor(undefined);
+  setWaitingFor(spec.view, undefined);
 }

@@ -210,7 +210,9 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
       queue,
       wakeup,
       guarded,
-      loop: state.loop,
+      state,
+      dedupe,
+      view,
       polls: { pending: input.poll ?? DEFAULT_PENDING_POLL, steadyMs: HOUR_MS },
       execute: (op) =>
         registry.at('operator', async () => {
@@ -232,13 +234,8 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
               detail: `no result by ${new Date(state.deadline).toISOString()} (48 h window plus grace)`,
             });
         }),
-      setWaitingFor: (w) => {
-        if (w) view.waitingFor = w;
-        else delete view.waitingFor;
-      },
       continueAsNewAt: input.continueAsNewAtHistoryLength ?? 10_000,
-      continueAsNew: () =>
-        continueAsNew<typeof vetWorkflow>({ ...input, carried: { ...state, deliveries: dedupe.toJSON() } }),
+      continueAsNew: () => continueAsNew<typeof vetWorkflow>({ ...input, carried: state }),
     });
   } catch (error) {
     if (!isCancellation(error)) throw error;
