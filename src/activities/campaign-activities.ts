@@ -7,6 +7,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
 import type {
   BrandReadiness,
   CampaignActivities,
@@ -26,8 +27,6 @@ import {
   EntityTypes,
   type SharingRecord,
 } from '../registry/schemas.js';
-import { brandStatusQuery } from '../workflows/brand-definitions.js';
-import type { BrandStatus } from '../workflows/brand-types.js';
 import { mapRegistryErrors } from './failures.js';
 import { attemptCallOptions } from './heartbeat.js';
 import { clientOf, type RegistryClientResolver } from './registry-activities.js';

@@ -3,7 +3,8 @@
  * this module, and ./brand-messages.ts re-exports it next to the request schemas that the edge
  * (src/orders, the CLI) parses with. See ./request-checks.ts for why workflow code stays free of zod.
  */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { BrandPhase, VetState } from '../contracts/brand.js';
 import type {
   AppealRequest,
   CancelRequest,
@@ -11,7 +12,6 @@ import type {
   ImportVetRequest,
   OrderVetRequest,
 } from './brand-messages.js';
-import type { BrandPhase, BrandStatus, VetState } from './brand-types.js';
 import type { OperationOutcome } from './entity/operations.js';
 import type { WakeCause } from './entity/wait.js';
 
@@ -28,7 +28,7 @@ export const orderVetUpdate = defineUpdate<BrandOperationOutcome, [OrderVetReque
 export const importVetUpdate = defineUpdate<BrandOperationOutcome, [ImportVetRequest]>('importVet');
 export const cancelUpdate = defineUpdate<BrandOperationOutcome, [CancelRequest]>('cancel');
 
-export const brandStatusQuery = defineQuery<BrandStatus>('status');
+export { brandStatusQuery } from '../contracts/brand.js';
 
 /** Sent by a vet workflow to its brand workflow (by workflow id, so it reaches the current run). */
 export interface VetProgress {

@@ -2,11 +2,11 @@
  * Types of the campaign workflow: input, phases, status (the `status` query), carried state.
  * Order systems import these (type-only) through src/orders/campaign-orders.ts.
  */
+import type { AuditTrail } from '../contracts/audit.js';
+import type { OperatorAction, WaitingFor } from '../contracts/brand.js';
 import type { MnoMetadataRecord } from '../contracts/campaign-activity-types.js';
 import type { CampaignCreation } from '../registry/schemas.js';
-import type { OperatorAction, WaitingFor } from './brand-types.js';
 import type { CampaignState } from './campaign/state.js';
-import type { AuditTrail } from './entity/audit.js';
 import type { BackoffSchedule } from './entity/wait.js';
 
 export type CampaignPhase =

@@ -4,32 +4,9 @@
  * cause and the time span), so a brand that lives for years keeps a small status and history.
  */
 
-/** Why something happened: ... 'workflow' = another of the product's workflows told us (a hint, re-read). */
-export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer' | 'workflow';
+import type { AuditEntry, AuditTrail } from '../../contracts/audit.js';
 
-export interface AuditEntry {
-  /** Workflow time, ISO 8601. */
-  at: string;
-  cause: AuditCause;
-  /** What happened, e.g. 'phase' | 'registered' | 'vet-ordered' | 'event'. */
-  event: string;
-  detail?: string;
-  from?: string;
-  to?: string;
-}
-
-export interface AuditSummary {
-  count: number;
-  byCause: Partial<Record<AuditCause, number>>;
-  from?: string;
-  to?: string;
-}
-
-export interface AuditTrail {
-  entries: AuditEntry[];
-  /** Entries folded away because the trail reached its limit. */
-  summarized: AuditSummary;
-}
+export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from '../../contracts/audit.js';
 
 export const DEFAULT_AUDIT_LIMIT = 100;
 

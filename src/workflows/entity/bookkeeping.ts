@@ -4,8 +4,8 @@
  * registry id), upserted only when they change. Deterministic: workflow APIs and pure code only.
  */
 import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { OperatorAction } from '../../contracts/brand.js';
 import { type BrandIdKey, NeedsActionKey, PhaseKey } from '../../contracts/search-attributes.js';
-import type { OperatorAction } from '../brand-types.js';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
 import { recordNeedsAction, recordPhaseTransition } from './metrics.js';
 

@@ -12,7 +12,7 @@
  * schedule, and the loop resumes the phase's schedule by itself once a call succeeds.
  */
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
-import type { WaitingFor } from '../brand-types.js';
+import type { WaitingFor } from '../../contracts/brand.js';
 import type { EntityBookkeeping } from './bookkeeping.js';
 import type { DeliveryDedupe } from './delivery-dedupe.js';
 import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';

@@ -1,0 +1,32 @@
+/**
+ * The audit trail's shape, as every registration workflow's status shows it: each transition with its
+ * cause, the oldest folded into a summary. Workflows keep it (src/workflows/entity/audit.ts); the CLI
+ * and order systems read it from the `status` query.
+ */
+
+/** Why something happened: ... 'workflow' = another of the product's workflows told us (a hint, re-read). */
+export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer' | 'workflow';
+
+export interface AuditEntry {
+  /** Workflow time, ISO 8601. */
+  at: string;
+  cause: AuditCause;
+  /** What happened, e.g. 'phase' | 'registered' | 'vet-ordered' | 'event'. */
+  event: string;
+  detail?: string;
+  from?: string;
+  to?: string;
+}
+
+export interface AuditSummary {
+  count: number;
+  byCause: Partial<Record<AuditCause, number>>;
+  from?: string;
+  to?: string;
+}
+
+export interface AuditTrail {
+  entries: AuditEntry[];
+  /** Entries folded away because the trail reached its limit. */
+  summarized: AuditSummary;
+}

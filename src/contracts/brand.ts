@@ -1,0 +1,106 @@
+/**
+ * The brand workflow's contract with its callers: its phases, its status (the `status` query) and the
+ * query itself. The campaign activities, the order client and the CLI read a brand through these; the
+ * workflow (src/workflows/brand) answers with them. Zod-free and type-only apart from the query
+ * definition, so workflow code may import it.
+ */
+import { defineQuery } from '@temporalio/workflow';
+import type { AuditTrail } from './audit.js';
+
+export type BrandPhase =
+  | 'registering'
+  /** The registry refused the registration (400): correct it with correctBrand, or cancel. */
+  | 'registration-rejected'
+  /** PUBLIC_PROFIT (and GOVERNMENT from 2027-01-21): the business contact must verify by e-mail. */
+  | 'awaiting-contact-verification'
+  /** SOLE_PROPRIETOR: SELF_DECLARED until the registry reports it verified. */
+  | 'awaiting-sole-proprietor-verification'
+  /** UNVERIFIED: the operator corrects and revets, or appeals. */
+  | 'needs-correction'
+  /** An appeal was filed; waiting for the registry's review. */
+  | 'appeal-pending'
+  /** Verified (VERIFIED or VETTED_VERIFIED): campaigns may be created. */
+  | 'ready'
+  /** The registry reports the brand no longer ACTIVE (e.g. DELETED). Final. */
+  | 'deleted'
+  /** Cancelled by the operator. Final; the brand is left as it is at the registry. */
+  | 'cancelled';
+
+export const terminalBrandPhases: readonly BrandPhase[] = ['deleted', 'cancelled'];
+
+export type VetState =
+  | 'ordering'
+  | 'pending'
+  | 'under-review'
+  | 'active'
+  | 'failed'
+  | 'expired'
+  | 'timed-out'
+  /** The registry refused the order or import (400). */
+  | 'rejected'
+  /** The brand was cancelled while the vet waited; its workflow stopped. */
+  | 'cancelled';
+
+export interface VetStatus {
+  seq: number;
+  workflowId: string;
+  mode: 'order' | 'import';
+  evpId: string;
+  vettingClass?: string;
+  vettingId?: string;
+  state: VetState;
+  score?: number;
+  reasons?: string[];
+  vettedDate?: string;
+  /** Workflow time by which a result is expected (48 h + grace after the order). */
+  deadline?: string;
+  /** Seq of the vet that caused this one (enhanced-after-low-score policy). */
+  followUpOf?: number;
+  followUpOrdered?: boolean;
+}
+
+export interface OperatorAction {
+  /** Stable key: 'identity', 'registration', 'registry-error', `vet-{seq}`. */
+  key: string;
+  action: string;
+  reason: string;
+  since: string;
+  registryErrors?: { code?: number | string; description: string; fields: string[] }[];
+}
+
+export interface WaitingFor {
+  what: string;
+  /** Next reconciliation poll (workflow time, ISO). */
+  nextPollAt?: string;
+  /** Deadline, when the wait has one. */
+  until?: string;
+}
+
+export interface BrandStatus {
+  workflowType: 'brand';
+  reference: string;
+  account: string;
+  phase: BrandPhase;
+  brandId?: string;
+  entityType: string;
+  identityStatus?: string;
+  brandStatus?: string;
+  contactVerifiedAt?: string;
+  optionalAttributes: Record<string, unknown>;
+  vets: VetStatus[];
+  waitingFor?: WaitingFor;
+  needsAction: OperatorAction[];
+  /** Notices that need no action right now (an expired vet, affected political campaigns). */
+  alerts: string[];
+  /** True when a POLITICAL vet expired: the registry deactivates political campaigns. */
+  politicalCampaignsAffected: boolean;
+  lastGroup3UpdateAt?: string;
+  cancelReason?: string;
+  /** Operator operations queued behind the one running (oldest first). */
+  pendingOperations: string[];
+  /** Runs of this workflow id (1 + continue-as-new count). */
+  runs: number;
+  audit: AuditTrail;
+}
+
+export const brandStatusQuery = defineQuery<BrandStatus>('status');
