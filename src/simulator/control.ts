@@ -273,9 +273,8 @@ export function controlRoutes(ctx: SimContext, hooks: ControlHooks): Route<null>
       } catch (error) {
         if (error instanceof RangeError)
           throw badRequest(ErrorCode.VALIDATION, `faults: ${error.message}`, ['faults']);
-        throw badRequest(ErrorCode.VALIDATION, 'pathPattern: not a valid regular expression', [
-          'pathPattern',
-        ]);
+        const reason = error instanceof SyntaxError ? error.message : 'not a valid regular expression';
+        throw badRequest(ErrorCode.VALIDATION, `pathPattern: ${reason}`, ['pathPattern']);
       }
     }),
     route('DELETE', '/control/faults', () => {

@@ -1,4 +1,45 @@
+import { setFlagsFromString } from 'node:v8';
 import { z } from 'zod';
+
+/**
+ * Fault patterns run on V8's linear-time regular-expression engine (the `l` flag), so a pattern
+ * written to backtrack, such as `(a+)+$` against a long path, cannot hang the simulator: every
+ * match costs time proportional to the path's length times the pattern's. The engine takes the
+ * JavaScript syntax the documented patterns use (anchors, classes, groups, alternation, `*` `+` `?`
+ * and small `{n,m}`) and refuses, when the fault is armed, what it cannot run in linear time:
+ * backreferences, lookarounds and large counted repetitions. The other ways were worse: a glob
+ * subset breaks `[^/]+` and alternations that tests and drills arm; refusing nested quantifiers
+ * still lets `.*.*.*.*x` run in polynomial time on a long path; a vm timeout per match costs about
+ * 200 µs for each armed fault on every request. The engine is behind a V8 flag, set here before any
+ * pattern is compiled (it only makes the `l` flag available; other expressions are unaffected).
+ */
+setFlagsFromString('--enable-experimental-regexp-engine');
+/** A variable, not a literal: the flag is unknown to TypeScript and to an engine without the V8 flag. */
+const LINEAR_FLAG = 'l';
+const LINEAR = (() => {
+  try {
+    new RegExp('', LINEAR_FLAG);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The pattern on the linear-time engine; a SyntaxError says why it cannot be armed. */
+export function compilePathPattern(pattern: string): RegExp {
+  if (!LINEAR)
+    throw new SyntaxError('this Node.js has no linear-time regular expressions, so no pattern can be armed');
+  try {
+    return new RegExp(pattern, LINEAR_FLAG);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : '';
+    throw new SyntaxError(
+      /linear time/.test(reason)
+        ? `not runnable in linear time (backreferences, lookarounds and large {n,m} are refused): ${reason}`
+        : `not a valid regular expression: ${reason}`,
+    );
+  }
+}
 
 /** The longest `pathPattern` accepted: a pattern runs against every request while its fault is armed. */
 export const MAX_PATH_PATTERN_LENGTH = 200;
@@ -11,7 +52,7 @@ const count = z.number().int().positive().default(1);
 
 /**
  * Injected faults. HTTP faults match registry API requests by method and a path pattern (a JavaScript
- * regular expression tested against the path, e.g. `^/v2/campaignBuilder$`); webhook faults match by
+ * regular expression tested against the path in linear time, e.g. `^/v2/campaignBuilder$`); webhook faults match by
  * event type. Each fault fires `count` times, then disappears.
  */
 export const FaultSchema = z.discriminatedUnion('kind', [
@@ -72,11 +113,16 @@ export class Faults {
   private readonly patterns = new Map<string, RegExp>();
   private nextId = 1;
 
-  /** Throws a SyntaxError for an invalid pattern and a RangeError when MAX_FAULTS are armed. */
+  /**
+   * Throws a SyntaxError for a pattern that is invalid or cannot run in linear time, and a RangeError
+   * when MAX_FAULTS are armed.
+   */
   add(input: z.output<typeof FaultSchema>): Fault {
     if (this.list.length >= MAX_FAULTS) throw new RangeError(`at most ${MAX_FAULTS} faults can be armed`);
     const pattern =
-      'pathPattern' in input && input.pathPattern !== undefined ? new RegExp(input.pathPattern) : undefined;
+      'pathPattern' in input && input.pathPattern !== undefined
+        ? compilePathPattern(input.pathPattern)
+        : undefined;
     const fault = { ...input, id: `F${this.nextId++}`, remaining: input.count } as Fault;
     if (pattern) this.patterns.set(fault.id, pattern);
     this.list.push(fault);
