@@ -70,7 +70,8 @@ describe('rate limiter', () => {
   }, 20_000);
 
   it('without the client limiter the same burst is answered 429 by the server, and the client retries it through', async () => {
-    const windowMs = 300;
+    // 40 concurrent writes must put more than 20 inside one server window: 1.5 s (5x the old 300 ms).
+    const windowMs = 1_500;
     const registry = new MockRegistry({ writeLimit: { limit: 20, windowMs } }).listen();
     const client = clientFor(registry, {
       rateLimits: { getsPerSecond: 1000, writesPer10Seconds: 1000 },
