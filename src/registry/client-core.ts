@@ -1,0 +1,213 @@
+/**
+ * The core every part of the registry client builds on: the options, the connection pool and the
+ * HTTP transport (./transport.ts, which alone holds the authorization header), and the shared
+ * mechanics of the endpoints: GET and send through the transport, create-once by `referenceId`,
+ * lookup by reference, paging. The endpoints sit on top in layers, one family a file:
+ * ./reference-endpoints.ts (reference lists) → ./brand-endpoints.ts (brands and vetting) →
+ * ./client.ts (campaigns, access check, webhook subscriptions: `RegistryClient`).
+ */
+import { inspect } from 'node:util';
+import { type Dispatcher, Pool } from 'undici';
+import type { z } from 'zod';
+import { checkBaseUrl, type RegistryEnvironment } from './environments.js';
+import {
+  type HttpMethod,
+  RegistryAbortedError,
+  RegistryError,
+  RegistryInternalError,
+  RegistryRequestInvalidError,
+  RegistryValidationError,
+} from './errors.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig, rateLimiterFor, rateLimiterKey } from './rate-limiter.js';
+import type { Page } from './schemas.js';
+import { RegistryTransport, type SendOptions, zodIssues } from './transport.js';
+
+export interface RegistryClientOptions {
+  environment: RegistryEnvironment;
+  /** Base URL without `/v2` (a trailing `/v2` is tolerated). */
+  baseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** Per-request timeout (headers and body), default 30 000 ms. */
+  timeoutMs?: number;
+  /** Client-side limits for this account; default the spec's 20 GET/s and 20 writes/10 s. `false` = off. */
+  rateLimits?: RateLimitConfig | false;
+  /** Extra hosts allowed for a remote environment (besides `configureEnvironmentHosts`). */
+  allowedHosts?: string[];
+  /** How often a request answered 429 is retried before RateLimitedError reaches the caller; default 8. */
+  maxRateLimitRetries?: number;
+  /** Create attempts of registerBrand / createCampaign when a create's outcome is unknown; default 3. */
+  createAttempts?: number;
+  /** Page size used by the paging iterators and reference lookups; default 100. */
+  pageSize?: number;
+  /** An undici dispatcher to use instead of the client's own keep-alive pool (tests: MockAgent). */
+  dispatcher?: Dispatcher;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Checks a request against its schema before anything is sent. */
+export function checked<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new RegistryRequestInvalidError(operation, zodIssues(result.error));
+  return result.data;
+}
+
+/** One path segment, required and encoded. */
+export function segment(value: string, name: string): string {
+  if (typeof value !== 'string' || value.length === 0)
+    throw new RegistryRequestInvalidError(name, [{ path: name, message: `${name} is required` }]);
+  return encodeURIComponent(value);
+}
+
+export class RegistryClientCore {
+  readonly environment: RegistryEnvironment;
+  /** Base URL without `/v2`. */
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly #http: RegistryTransport;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #createAttempts: number;
+  readonly #pageSize: number;
+
+  constructor(options: RegistryClientOptions) {
+    const checkedUrl = checkBaseUrl(options.environment, options.baseUrl, options.allowedHosts);
+    if (!options.apiKey || !options.apiSecret)
+      throw new RegistryRequestInvalidError('RegistryClient', [
+        { path: options.apiKey ? 'apiSecret' : 'apiKey', message: 'registry credentials are required' },
+      ]);
+    this.environment = options.environment;
+    this.baseUrl = checkedUrl.baseUrl;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Pool(checkedUrl.origin, {
+        connections: 16,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 120_000,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+    this.#http = new RegistryTransport({
+      origin: checkedUrl.origin,
+      basePath: checkedUrl.basePath,
+      authorization: `Basic ${Buffer.from(`${options.apiKey}:${options.apiSecret}`).toString('base64')}`,
+      dispatcher: this.#dispatcher,
+      limiter:
+        options.rateLimits === false
+          ? undefined
+          : rateLimiterFor(
+              rateLimiterKey(options.environment, this.baseUrl, options.apiKey),
+              options.rateLimits ?? DEFAULT_RATE_LIMITS,
+            ),
+      timeoutMs: this.timeoutMs,
+      maxRateLimitRetries: options.maxRateLimitRetries ?? 8,
+    });
+    this.#createAttempts = Math.max(1, options.createAttempts ?? 3);
+    this.#pageSize = options.pageSize ?? 100;
+  }
+
+  /** Closes the client's own connection pool (not a dispatcher passed in). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  [inspect.custom](): string {
+    return `RegistryClient { environment: '${this.environment}', baseUrl: '${this.baseUrl}' }`;
+  }
+
+  toJSON(): { environment: RegistryEnvironment; baseUrl: string } {
+    return { environment: this.environment, baseUrl: this.baseUrl };
+  }
+
+  protected async createOnce<E, C, R>(
+    lookup: () => Promise<E | undefined>,
+    create: () => Promise<C>,
+    fromExisting: (existing: E) => R,
+    fromCreated: (created: C) => R,
+  ): Promise<R> {
+    const before = await lookup();
+    if (before !== undefined) return fromExisting(before);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= this.#createAttempts; attempt++) {
+      try {
+        return fromCreated(await create());
+      } catch (err) {
+        lastError = err;
+        const ambiguous =
+          err instanceof RegistryError && err.mayHaveCommitted && !(err instanceof RegistryAbortedError);
+        // A 400 naming referenceId: the registry says the reference is taken (the simulator does this for campaigns).
+        const duplicate =
+          err instanceof RegistryValidationError &&
+          !(err instanceof RegistryInternalError) &&
+          err.fields.some((f) => f === 'referenceId' || f.endsWith('.referenceId'));
+        if (!ambiguous && !duplicate) throw err;
+        const after = await lookup();
+        if (after !== undefined) return fromExisting(after);
+        if (duplicate) throw err;
+      }
+    }
+    throw lastError;
+  }
+
+  protected async findByReference<T extends { referenceId?: string | null | undefined }>(
+    referenceId: string,
+    listFiltered: (query: { referenceId: string; recordsPerPage: number; page: number }) => Promise<Page<T>>,
+    iterateAll: (query: { recordsPerPage: number }) => AsyncGenerator<T>,
+  ): Promise<T | undefined> {
+    if (typeof referenceId !== 'string' || referenceId.length === 0)
+      throw new RegistryRequestInvalidError('findByReference', [
+        { path: 'referenceId', message: 'referenceId is required' },
+      ]);
+    const page = await listFiltered({ referenceId, recordsPerPage: this.#pageSize, page: 1 });
+    const filterHonoured = page.records.every((r) => r.referenceId === referenceId);
+    if (filterHonoured) return page.records[0];
+    // The server ignored the filter: match client-side over every page.
+    for await (const record of iterateAll({ recordsPerPage: this.#pageSize })) {
+      if (record.referenceId === referenceId) return record;
+    }
+    return undefined;
+  }
+
+  protected async *paginate<T, Q extends { page?: number; recordsPerPage?: number }>(
+    fetchPage: (query: Q) => Promise<Page<T>>,
+    query: Q,
+  ): AsyncGenerator<T> {
+    const recordsPerPage = query.recordsPerPage ?? this.#pageSize;
+    let page = query.page ?? 1;
+    let seen = 0;
+    for (;;) {
+      const result = await fetchPage({ ...query, page, recordsPerPage });
+      for (const record of result.records) yield record;
+      seen += result.records.length;
+      if (
+        result.records.length === 0 ||
+        result.records.length < recordsPerPage ||
+        seen >= result.totalRecords
+      )
+        return;
+      page += 1;
+    }
+  }
+
+  protected get<S extends z.ZodType | undefined>(
+    path: string,
+    schema: S,
+    query: SendOptions<S>['query'],
+    opts: CallOptions,
+  ): Promise<S extends z.ZodType ? z.output<S> : unknown> {
+    return this.#http.send('GET', path, { schema, query, signal: opts.signal });
+  }
+
+  protected send<S extends z.ZodType | undefined>(
+    method: HttpMethod,
+    path: string,
+    options: SendOptions<S>,
+  ): Promise<S extends z.ZodType ? z.output<S> : unknown> {
+    return this.#http.send(method, path, options);
+  }
+}
