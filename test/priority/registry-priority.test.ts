@@ -182,7 +182,10 @@ describe('registry call priorities on one account', () => {
         `${ahead.length} started before it; update waited ${update.startedAt! - update.scheduledAt} ms, ` +
         `webhook read ${webhookRead.startedAt! - webhookRead.scheduledAt} ms`,
     );
-    expect(waiting.length).toBeGreaterThanOrEqual(10); // the backlog was real
+    // The backlog was real: without priorities every waiting registration (queued before the update)
+    // would start before it, so two are enough for the check below to fail. How many are still waiting
+    // depends on how fast this machine scheduled the backlog (2 writes/s drain it), so no more is asked.
+    expect(waiting.length).toBeGreaterThanOrEqual(2);
     expect(ahead.length).toBeLessThanOrEqual(1);
 
     // Priorities as recorded: orders 3, the operator's write 1, the webhook's read 2.
