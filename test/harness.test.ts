@@ -63,7 +63,7 @@ describe('dev server (Temporal CLI, built by setup)', () => {
       expect(await handle.query(phaseQuery)).toBe(phase);
       // Visibility is eventually consistent: poll until the list query sees the attribute.
       let found: string[] = [];
-      for (let attempt = 0; attempt < 50 && found.length === 0; attempt++) {
+      for (let attempt = 0; attempt < 250 && found.length === 0; attempt++) {
         found = [];
         for await (const wf of env.client.workflow.list({ query: `${PhaseKey.name} = "${phase}"` })) {
           found.push(wf.workflowId);
