@@ -47,3 +47,11 @@ export function referenceFromWorkflowId(
 export function parkedEventsByReferenceWorkflowId(kind: ParkedEntityKind, reference: string): string {
   return `parked/${kind}-ref/${reference}`;
 }
+
+/**
+ * The write budget of a CSP account (src/contracts/write-budget.ts): one workflow per account name,
+ * shared by every worker process that serves the account.
+ */
+export function writeBudgetWorkflowId(account: string): string {
+  return `budget/${account}/writes`;
+}

@@ -8,7 +8,12 @@
  * Each bucket is a sliding-window log: at most `limit` requests in any window of `windowMs` (+ a small
  * margin), each counted from its completion (see SlidingWindowLimiter). A 429 pauses the bucket for
  * the registry's Retry-After; waiters queue in FIFO order.
+ *
+ * A worker's write activities hold the write budget across processes instead (src/activities/
+ * write-budget.ts): they run their registry calls under `withWritePermits`, and the transport then
+ * takes each write's permit from there rather than from this process's write bucket.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 
 export interface RateLimitConfig {
@@ -192,4 +197,25 @@ export function rateLimiterFor(key: string, config: RateLimitConfig): AccountRat
 /** Forgets every limiter (tests). */
 export function clearRateLimiters(): void {
   limiters.clear();
+}
+
+/**
+ * Where a write's permit comes from when the budget is held outside this process: `acquire` resolves
+ * when the write may be sent (rejects with the signal's reason when aborted). Nothing is released
+ * after the call: the permit is the instant it was granted for.
+ */
+export interface WritePermits {
+  acquire(signal?: AbortSignal): Promise<void>;
+}
+
+const writePermitScope = new AsyncLocalStorage<WritePermits>();
+
+/** Runs `fn` with its registry writes taking their permits from `permits` (see the transport). */
+export function withWritePermits<T>(permits: WritePermits, fn: () => Promise<T>): Promise<T> {
+  return writePermitScope.run(permits, fn);
+}
+
+/** The write permits of the calling scope, if any (`withWritePermits`). */
+export function currentWritePermits(): WritePermits | undefined {
+  return writePermitScope.getStore();
 }

@@ -22,7 +22,7 @@ import {
   RegistryValidationError,
   UnauthorizedError,
 } from './errors.js';
-import type { AccountRateLimiter } from './rate-limiter.js';
+import { type AccountRateLimiter, currentWritePermits } from './rate-limiter.js';
 import { RegistryErrorEntrySchema } from './schemas.js';
 
 export interface SendOptions<S extends z.ZodType | undefined> {
@@ -150,11 +150,22 @@ export class RegistryTransport {
     const write = method !== 'GET';
     // Whether retrying the same call is safe if the outcome is unknown.
     const safeToRepeat = method !== 'POST' || options.idempotentByReference === true;
-    const bucket = this.#limiter?.bucketFor(method);
+    // A write under shared permits (a worker's write activity: the account's budget across every
+    // worker process) takes its permit there; otherwise the process's own bucket holds it.
+    const permits = write ? currentWritePermits() : undefined;
+    const bucket = permits ? undefined : this.#limiter?.bucketFor(method);
 
     for (let attempt = 0; ; attempt++) {
       let release: () => void = () => undefined;
-      if (bucket) {
+      if (permits) {
+        try {
+          await permits.acquire(options.signal);
+        } catch (error) {
+          if (options.signal?.aborted)
+            throw new RegistryAbortedError({ ...context, mayHaveCommitted: false });
+          throw error;
+        }
+      } else if (bucket) {
         try {
           release = await bucket.acquire(options.signal);
         } catch {

@@ -1,11 +1,20 @@
 /**
  * Builds every worker a process runs: the workflow worker on `tcr-workflows`, and per CSP account one
  * reads and one writes activity worker on `registry-reads/{account}` / `registry-writes/{account}`.
- * The activity workers set `maxTaskQueueActivitiesPerSecond` from the account's budget (the spec's
- * reads 20, writes 2 = 20 per 10 s, unless the account sets `rateLimits`): the server enforces it per
- * task queue, so the budget holds across every worker process. The
- * registry clients also keep their own client-side limiter (per process) and hand 429s to Temporal
- * at once (`maxRateLimitRetries: 0`), which retries after the registry's Retry-After.
+ *
+ * Reads: `maxTaskQueueActivitiesPerSecond` = the account's GETs per second, enforced by the server per
+ * task queue, so it holds across every worker process.
+ *
+ * Writes: the account's write budget workflow (src/activities/write-budget.ts) grants each registry
+ * write its instant, for every worker process at once, so a window's 20 writes can go together and
+ * the 21st waits for the first to leave the window. Each process runs at most
+ * WRITE_ACTIVITIES_PER_ACCOUNT write activities of an account at once, so the backlog waits in the
+ * task queue, where priority orders it, not in reservations. The server-side rate of the writes queue
+ * is only a backstop (the account's window count per second).
+ *
+ * The registry clients also keep their own client-side limiter (per process; reads, and writes outside
+ * a write activity) and hand 429s to Temporal at once (`maxRateLimitRetries: 0`), which retries after
+ * the registry's Retry-After.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +30,7 @@ import {
   createRegistryWriteActivities,
   type RegistryClientResolver,
 } from '../activities/registry-activities.js';
+import { withWriteBudget, writeBudgetSettings } from '../activities/write-budget.js';
 import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { registryClientOptions } from '../config/accounts.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
@@ -43,6 +53,13 @@ import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
  * a write that reached the registry then reports its result instead of being retried elsewhere.
  */
 export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
+
+/**
+ * Write activities of one account a worker process runs at once. Enough for a window's burst to go in
+ * a few waves (each a reservation and a call, tens of ms), few enough that an operator's write, which
+ * the task queue hands to the next free slot, finds few reservations ahead of it.
+ */
+export const WRITE_ACTIVITIES_PER_ACCOUNT = 5;
 
 /** The workflows module to bundle: the build's .js, or the .ts source when running from src (tests). */
 export const workflowsPath = ((): string => {
@@ -192,18 +209,24 @@ export async function createWorkers(
     for (const account of config.accounts) {
       // The real activities heartbeat while they run (the stubs set a heartbeat timeout), so a worker
       // that dies mid-call is noticed in seconds. Test overrides are taken as given.
+      // The account's registry budget, the same one its registry client's limiter holds.
+      const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
       const activities = options.activitiesFor?.(account) ?? {
         reads: withHeartbeat({
           ...createRegistryReadActivities(resolve),
           ...createCampaignReadActivities(resolve),
         }),
-        writes: withHeartbeat({
-          ...createRegistryWriteActivities(resolve),
-          ...createCampaignWriteActivities(resolve),
-        }),
+        writes: withHeartbeat(
+          withWriteBudget(
+            {
+              ...createRegistryWriteActivities(resolve),
+              ...createCampaignWriteActivities(resolve),
+            },
+            writeBudgetSettings(budget.writesPer10Seconds),
+            options.workflowTaskQueue ? { workflowTaskQueue: options.workflowTaskQueue } : {},
+          ),
+        ),
       };
-      // The account's registry budget, the same one its registry client's limiter holds.
-      const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
       await create({
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
@@ -213,7 +236,9 @@ export async function createWorkers(
       await create({
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
-        maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds / 10,
+        maxConcurrentActivityTaskExecutions: WRITE_ACTIVITIES_PER_ACCOUNT,
+        // A backstop only: the budget workflow paces the writes themselves.
+        maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       });
     }

@@ -1,0 +1,212 @@
+/**
+ * The activity side of the account's write budget (src/contracts/write-budget.ts, the workflow in
+ * src/workflows/budget/write-budget.ts). `withWriteBudget` wraps an account's write activities so
+ * every registry write they send (the transport asks `currentWritePermits`) first reserves its
+ * instant from the account's budget workflow, waits for it, then goes. Reads are not affected.
+ *
+ * A reservation is one update-with-start: the budget workflow exists on first use. Waiting happens
+ * inside the activity, which heartbeats meanwhile (./heartbeat.ts); a cancelled attempt stops waiting
+ * and its reservation simply goes unused. A write that would leave more than `lateMs` after its
+ * instant (the answer came late, the process stalled) is not sent on that reservation: it reserves
+ * again, so the budget's margin always covers the lateness.
+ */
+import { Context } from '@temporalio/activity';
+import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { writeBudgetWorkflowId } from '../contracts/ids.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import {
+  reserveWriteUpdate,
+  WRITE_BUDGET_WORKFLOW_TYPE,
+  type WriteBudgetRequest,
+  type WriteReservation,
+} from '../contracts/write-budget.js';
+import { type WritePermits, withWritePermits } from '../registry/rate-limiter.js';
+
+export interface WriteBudgetSettings {
+  /** Writes admitted in any window; default 20 (spec). */
+  limit: number;
+  /** Default 10 000 ms (spec). */
+  windowMs: number;
+  /**
+   * Added to the window between grant k and grant k − limit: must exceed `lateMs` plus the spread of
+   * network delay to the registry plus twice the clock skew between workers and the Temporal server.
+   */
+  marginMs: number;
+  /** The first write of an idle window is placed this far ahead, so its answer arrives in time. */
+  leadMs: number;
+  /** A write later than this after its instant reserves again instead of being sent. */
+  lateMs: number;
+}
+
+export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
+  limit: 20,
+  windowMs: 10_000,
+  marginMs: 250,
+  leadMs: 50,
+  lateMs: 100,
+};
+
+/** The settings of an account whose budget is `writesPer10Seconds` (its `rateLimits`, or the spec's). */
+export function writeBudgetSettings(
+  writesPer10Seconds: number,
+  overrides: Partial<WriteBudgetSettings> = {},
+): WriteBudgetSettings {
+  const settings = {
+    ...DEFAULT_WRITE_BUDGET,
+    limit: Math.max(1, Math.floor(writesPer10Seconds)),
+    ...overrides,
+  };
+  if (settings.marginMs <= settings.lateMs)
+    throw new Error('the write budget margin must exceed the lateness it allows a write');
+  return settings;
+}
+
+export interface WriteBudgetOptions {
+  /** Temporal client; default the activity context's. */
+  temporalClient?: () => Client;
+  /** Task queue the budget workflow runs on (default `tcr-workflows`). */
+  workflowTaskQueue?: string;
+  /** Called for each reservation that came too late to be used (metrics, tests). */
+  onLate?: (account: string, lateByMs: number) => void;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('aborted', 'AbortError');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Attempts of one reservation when the update itself fails (a run ending or continuing as new meanwhile). */
+const RESERVE_ATTEMPTS = 5;
+
+async function reserve(
+  client: Client,
+  account: string,
+  request: (attempt: number) => WriteBudgetRequest,
+  taskQueue: string,
+  signal: AbortSignal | undefined,
+): Promise<WriteReservation> {
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw abortReason(signal);
+    try {
+      return await client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+        args: [request(attempt)],
+        startWorkflowOperation: new WithStartWorkflowOperation(WRITE_BUDGET_WORKFLOW_TYPE, {
+          workflowId: writeBudgetWorkflowId(account),
+          taskQueue,
+          args: [{}],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      });
+    } catch (error) {
+      // A refused request (its numbers) is not retried; anything else (the run closing as the update
+      // arrived, a transient RPC failure) is, a few times, before the activity's own retry takes over.
+      if (error instanceof WorkflowUpdateFailedError || attempt >= RESERVE_ATTEMPTS) throw error;
+      await sleep(50 * 2 ** attempt, signal);
+    }
+  }
+}
+
+/**
+ * Permits from the budget workflow of `account`. The lead asked for follows the reservations' round
+ * trip as this process measures it (at least `settings.leadMs`), so a reservation's answer arrives
+ * before its instant; one that arrives too late anyway is handed back with the next request.
+ */
+export function writeBudgetPermits(
+  account: string,
+  settings: WriteBudgetSettings,
+  options: WriteBudgetOptions = {},
+): WritePermits {
+  const temporal = () => options.temporalClient?.() ?? Context.current().client;
+  const taskQueue = options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
+  /** Smoothed round trip of a reservation (ms). */
+  let roundTrip = settings.leadMs;
+  return {
+    async acquire(signal) {
+      let unused: number | undefined;
+      for (;;) {
+        const asked = Date.now();
+        const request: WriteBudgetRequest = {
+          limit: settings.limit,
+          windowMs: settings.windowMs,
+          marginMs: settings.marginMs,
+          leadMs: Math.min(MAX_LEAD_MS, Math.max(settings.leadMs, Math.ceil(2 * roundTrip))),
+          now: asked,
+          ...(unused !== undefined ? { unused } : {}),
+        };
+        // An unused instant is handed back by the first attempt only: a retry must not take a second one
+        // off the log (an attempt whose answer was lost may have been applied).
+        const { at } = await reserve(
+          temporal(),
+          account,
+          (attempt) => {
+            const { unused: _, ...rest } = request;
+            return attempt === 1 ? { ...request, now: Date.now() } : { ...rest, now: Date.now() };
+          },
+          taskQueue,
+          signal,
+        );
+        roundTrip = 0.8 * roundTrip + 0.2 * (Date.now() - asked);
+        const wait = at - Date.now();
+        if (wait > 0) await sleep(wait, signal);
+        const late = Date.now() - at;
+        if (late <= settings.lateMs) return;
+        options.onLate?.(account, late);
+        unused = at;
+      }
+    },
+  };
+}
+
+/** The most lead a reservation asks for, however slow the round trip. */
+const MAX_LEAD_MS = 2_000;
+
+type AccountActivity = (input: { account: string }, ...rest: never[]) => Promise<unknown>;
+
+/**
+ * Every activity of `activities` (each takes `{account, ...}` first), with the registry writes it
+ * sends taking their permits from the account's budget workflow.
+ */
+export function withWriteBudget<T extends object>(
+  activities: T,
+  settings: WriteBudgetSettings,
+  options: WriteBudgetOptions = {},
+): T {
+  const permits = new Map<string, WritePermits>();
+  const permitsOf = (account: string) => {
+    let p = permits.get(account);
+    if (!p) {
+      p = writeBudgetPermits(account, settings, options);
+      permits.set(account, p);
+    }
+    return p;
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    if (typeof fn !== 'function') {
+      out[name] = fn;
+      continue;
+    }
+    const wrapped = (input: { account: string }, ...rest: never[]) =>
+      withWritePermits(permitsOf(input.account), () => (fn as AccountActivity)(input, ...rest));
+    Object.defineProperty(wrapped, 'name', { value: fn.name });
+    out[name] = wrapped;
+  }
+  return out as T;
+}

@@ -1,0 +1,170 @@
+/**
+ * The account's write budget (issue 18, items 2 and 3) against the dev server, the product's workers
+ * and the simulator enforcing the spec's limits (20 writes in any 10 s per account, 429 above).
+ * Every registry call goes through a counting proxy per account (arrival time, status), so the shape
+ * of the writes is read on the wire as the registry sees it.
+ *
+ * - The whole window: after an idle window, a backlog of brand registrations sends its first 20
+ *   writes together, the 21st only once the first has left the window, and the simulator answers no
+ *   429.
+ * - Fair across accounts: two accounts in one worker process, each with a backlog at the same time,
+ *   each spend their own first window at once: neither waits for the other's.
+ *
+ * Counts and order are asserted; the one time-like check is coarse: "together" means within the
+ * window's first half (the burst takes well under a second here; 2 writes/s would take 9.5 s).
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CountingProxy,
+  isWrite,
+  type ProxiedCall,
+  startCountingProxy,
+} from '../../bench/support/counting-proxy.js';
+import { startBrandOrder } from '../../src/orders/brand-client.js';
+import { type RunningSimulator, type SimulatorAccount, startSimulator } from '../../src/simulator/index.js';
+import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import { brandOrder } from '../cli/support.js';
+import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+
+const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
+const WINDOW_MS = 10_000;
+const LIMIT = 20;
+
+const simAccounts: Record<string, SimulatorAccount> = {
+  solo: { cspId: 'CSPSOLO', apiKey: 'solo-key', apiSecret: 'solo-secret' },
+  left: { cspId: 'CSPLEFT', apiKey: 'left-key', apiSecret: 'left-secret' },
+  right: { cspId: 'CSPRIGHT', apiKey: 'right-key', apiSecret: 'right-secret' },
+};
+
+let env: TestWorkflowEnvironment;
+let sim: RunningSimulator;
+const proxies = new Map<string, CountingProxy>();
+let workers: RunningWorkers;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  env = await devServerEnv();
+  sim = await startSimulator({ accounts: Object.values(simAccounts) }); // the spec's rate limits
+  for (const name of Object.keys(simAccounts)) proxies.set(name, await startCountingProxy(sim.url));
+  workers = await createWorkers(
+    {
+      temporal: { address: env.address, namespace: 'default' },
+      accounts: Object.entries(simAccounts).map(([name, a]) => ({
+        name,
+        environment: 'local' as const,
+        baseUrl: proxies.get(name)!.url,
+        apiKey: a.apiKey,
+        apiSecret: a.apiSecret,
+        cspId: a.cspId,
+      })),
+    },
+    { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
+  );
+  running = workers.run();
+}, 120_000);
+
+afterAll(async () => {
+  await workers?.shutdown();
+  await running?.catch(() => undefined);
+  for (const proxy of proxies.values()) await proxy.close();
+  await sim?.close();
+  await env?.teardown();
+});
+
+/** Brand registrations (POST /brand/nonBlocking) that reached the registry, in order of arrival. */
+function registrations(account: string): ProxiedCall[] {
+  return proxies
+    .get(account)!
+    .calls.filter((c) => c.method === 'POST' && c.path.endsWith('/brand/nonBlocking'))
+    .sort((a, b) => a.startMs - b.startMs);
+}
+
+function writes(account: string): ProxiedCall[] {
+  return proxies
+    .get(account)!
+    .calls.filter(isWrite)
+    .sort((a, b) => a.startMs - b.startMs);
+}
+
+/** The largest number of accepted writes whose arrivals fit in one window. */
+function maxInAnyWindow(calls: readonly ProxiedCall[]): number {
+  const times = calls.filter((c) => c.status !== 429).map((c) => c.startMs);
+  let best = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= WINDOW_MS) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+/** Repeats `read` until `done` holds (an event observed on the wire, not a sleep). */
+async function until<T>(read: () => T, done: (value: T) => boolean, what: string, tries = 1200): Promise<T> {
+  for (let attempt = 0; attempt < tries; attempt++) {
+    const value = read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+async function orderBrands(account: string, n: number): Promise<string[]> {
+  const run = randomUUID().slice(0, 8);
+  const references = Array.from({ length: n }, (_, i) => `${account}-${run}-${i}`);
+  await Promise.all(
+    references.map((reference) => startBrandOrder(env.client, brandOrder(reference, account))),
+  );
+  return references;
+}
+
+/** What the window test asserts of one account's registrations, once `n` were accepted. */
+async function windowShape(account: string, n: number) {
+  const calls = await until(
+    () => registrations(account),
+    (c) => c.filter((x) => x.status >= 200 && x.status < 300).length >= n,
+    `${n} registrations accepted on ${account}`,
+  );
+  const accepted = calls.filter((c) => c.status >= 200 && c.status < 300);
+  const first = accepted[0]!.startMs;
+  return {
+    rateLimited: writes(account).filter((c) => c.status === 429).length,
+    accepted: accepted.length,
+    /** Accepted registrations that arrived in the first half of the first window. */
+    inFirstHalfWindow: accepted.filter((c) => c.startMs - first < WINDOW_MS / 2).length,
+    /** The first LIMIT + 1 arrivals: the 21st must be a whole window after the first. */
+    twentyFirstAfterWindow: accepted[LIMIT]!.startMs - first >= WINDOW_MS,
+    maxInAnyWindow: maxInAnyWindow(writes(account)),
+    first,
+    offsets: accepted.map((c) => c.startMs - first),
+  };
+}
+
+describe('the write budget of an account', () => {
+  it('spends a whole window at once after an idle one, then waits for the window: 20 together, the 21st a window later, no 429', async () => {
+    await orderBrands('solo', 26);
+    const shape = await windowShape('solo', 26);
+    console.log('solo window', JSON.stringify(shape));
+    expect(shape.rateLimited).toBe(0);
+    expect(shape.inFirstHalfWindow).toBe(LIMIT);
+    expect(shape.twentyFirstAfterWindow).toBe(true);
+    expect(shape.maxInAnyWindow).toBe(LIMIT);
+    // Every order registered exactly once.
+    expect(new Set(registrations('solo').map((c) => c.seq)).size).toBe(26);
+  }, 180_000);
+
+  it('gives two accounts in one worker process each their own window at the same time', async () => {
+    await Promise.all([orderBrands('left', 24), orderBrands('right', 24)]);
+    const [left, right] = await Promise.all([windowShape('left', 24), windowShape('right', 24)]);
+    console.log('left window', JSON.stringify(left), 'right window', JSON.stringify(right));
+    for (const shape of [left, right]) {
+      expect(shape.rateLimited).toBe(0);
+      expect(shape.inFirstHalfWindow).toBe(LIMIT);
+      expect(shape.twentyFirstAfterWindow).toBe(true);
+      expect(shape.maxInAnyWindow).toBe(LIMIT);
+    }
+    // At the same time: each account's burst began within the other's first half window.
+    expect(Math.abs(left.first - right.first)).toBeLessThan(WINDOW_MS / 2);
+  }, 180_000);
+});
