@@ -4,8 +4,8 @@
  * continue-as-new; a test checks that every field survives one.
  */
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
+import type { BrandStatus } from '../../contracts/brand.js';
 import type { BrandRegistration } from '../../registry/schemas.js';
-import type { BrandStatus, BrandWorkflowInput } from '../brand-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
@@ -35,9 +35,12 @@ export interface BrandState {
   loop: LoopState;
 }
 
-export function initialBrandState(
-  input: BrandWorkflowInput & { registration: NonNullable<BrandWorkflowInput['registration']> },
-): BrandState {
+/** A first run's state, from its input (`BrandWorkflowInput` with its registration). */
+export function initialBrandState(input: {
+  reference: string;
+  account: string;
+  registration: BrandRegistration;
+}): BrandState {
   return {
     status: {
       workflowType: 'brand',
