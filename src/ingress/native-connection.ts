@@ -21,6 +21,8 @@ type Send = (client: native.Client, call: native.RpcCall) => Promise<Buffer>;
 type RetryStatus = Parameters<GrpcRetryOptions['retryableDecider']>[1];
 const UNAVAILABLE = 14;
 const DEADLINE_EXCEEDED = 4;
+const CANCELLED = 1;
+const UNKNOWN = 2;
 
 /**
  * The ingress's connection to Temporal: calls travel on the SDK's native (Rust) client rather than
@@ -126,7 +128,7 @@ export class IngressConnection implements ConnectionLike {
     signal: AbortSignal | undefined,
   ): Promise<NativeConnection> {
     const connection = this.connection();
-    if (this.connected) return connection;
+    if (this.connected || this.closed) return connection;
     const signals = [this.closing.signal];
     if (signal) signals.push(signal);
     if (deadline !== undefined) signals.push(AbortSignal.timeout(Math.max(0, deadline - Date.now())));
@@ -167,7 +169,8 @@ export class IngressConnection implements ConnectionLike {
           send(client, { rpc, req: request, retry: false, metadata, timeout }),
           context.abortSignal,
         );
-      } catch (error) {
+      } catch (caught) {
+        const error = asConnectionFailure(caught);
         const status = statusOf(error);
         if (!status || !retry.retryableDecider(attempt, status)) throw error;
         const pause = retry.delayFunction(attempt, status);
@@ -190,17 +193,45 @@ function statusOf(error: unknown): RetryStatus | undefined {
   return { code, details: details ?? message ?? '' } as RetryStatus;
 }
 
+/**
+ * A lost connection as UNAVAILABLE. When the connection drops under a call, Core reports UNKNOWN
+ * "transport error" (most cuts; the SDK's decider retries UNKNOWN) or CANCELLED "operation was
+ * canceled" (about 1 cut in 30; CANCELLED is not retried). The ingress never asks Core to cancel a
+ * call, so both mean Temporal could not be reached: retried within the deadline, and reported as
+ * UNAVAILABLE like a failed connect. CANCELLED "Timeout expired" (tonic's own timeout) is reported
+ * as DEADLINE_EXCEEDED. Anything else is returned unchanged.
+ */
+export function asConnectionFailure(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error;
+  const { code, message = '', details } = error as { code?: unknown; message?: string; details?: string };
+  const text = details || message;
+  let as: number;
+  if (code === CANCELLED) as = /timeout expired/i.test(text) ? DEADLINE_EXCEEDED : UNAVAILABLE;
+  else if (code === UNKNOWN && /^transport error$/i.test(text)) as = UNAVAILABLE;
+  else return error;
+  const summary = as === UNAVAILABLE ? 'connection to Temporal lost' : 'deadline exceeded';
+  return Object.assign(new Error(`${summary}: ${text}`, { cause: error }), {
+    code: as,
+    details: text,
+    metadata: (error as { metadata?: unknown }).metadata ?? {}, // a record: the SDK's isGrpcServiceError
+  });
+}
+
 /** What a call that ran out of its deadline while connecting fails with (gRPC DEADLINE_EXCEEDED). */
 function deadlineExceeded(): Error {
   return Object.assign(new Error('deadline exceeded while connecting to Temporal'), {
     code: DEADLINE_EXCEEDED,
     details: 'deadline exceeded while connecting to Temporal',
+    metadata: {},
   });
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    promise.catch(() => {}); // abandoned: its failure is not this caller's
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
