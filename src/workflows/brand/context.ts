@@ -8,13 +8,13 @@ import {
   ApplicationFailure,
   type ChildWorkflowHandle,
   getExternalWorkflowHandle,
-  isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { BrandPhase, BrandWorkflowInput } from '../brand-types.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
+import { claimParkedEvents } from '../entity/claim-parked.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { OperationQueue } from '../entity/operations.js';
 import { guardedPhase } from '../entity/phases.js';
@@ -22,7 +22,7 @@ import { GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs } from '../entity/stubs.js';
 import { Wakeup } from '../entity/wait.js';
 import { BrandIdKey } from '../search-attributes.js';
-import { brandReadySignal, claimParkedEventsSignal } from '../signals.js';
+import { brandReadySignal } from '../signals.js';
 import type { vetWorkflow } from '../vet/workflow.js';
 import { type ActionChange, deriveBrandPhase } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
@@ -109,17 +109,7 @@ export function brandContext(input: BrandWorkflowInput) {
     setPhase(decision.phase, cause, decision.detail);
   };
 
-  const claimParked = async (parkedWorkflowId: string) => {
-    try {
-      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
-        ownerWorkflowId: self,
-      });
-      audit('start', 'claimed-parked-events', parkedWorkflowId);
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      // Nothing parked under this key.
-    }
-  };
+  const claimParked = (parkedWorkflowId: string) => claimParkedEvents(parkedWorkflowId, self, audit);
 
   return {
     input,

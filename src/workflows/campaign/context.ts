@@ -4,15 +4,11 @@
  * (set the phase, apply a needs-action change, claim parked events). Built once at the start of a run
  * by `campaignContext`; ./apply.ts, ./steps.ts, ./operations.ts and ./handlers.ts take it.
  */
-import {
-  ApplicationFailure,
-  getExternalWorkflowHandle,
-  isCancellation,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { CampaignPhase, CampaignWorkflowInput } from '../campaign-types.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
+import { claimParkedEvents } from '../entity/claim-parked.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { OperationQueue } from '../entity/operations.js';
 import { guardedPhase } from '../entity/phases.js';
@@ -20,7 +16,6 @@ import { GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, HOUR_MS, Wakeup } from '../entity/wait.js';
 import { CampaignIdKey } from '../search-attributes.js';
-import { claimParkedEventsSignal } from '../signals.js';
 import type { ActionChange } from './derive.js';
 import { type CampaignOperation, campaignPhaseTable } from './phases.js';
 import { type CampaignState, initialCampaignState } from './state.js';
@@ -84,17 +79,7 @@ export function campaignContext(input: CampaignWorkflowInput) {
 
   const read = <T>(site: string, fn: () => Promise<T>) => guarded.read(site, fn);
 
-  const claimParked = async (parkedWorkflowId: string) => {
-    try {
-      await getExternalWorkflowHandle(parkedWorkflowId).signal(claimParkedEventsSignal, {
-        ownerWorkflowId: self,
-      });
-      audit('start', 'claimed-parked-events', parkedWorkflowId);
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      // Nothing parked under this key.
-    }
-  };
+  const claimParked = (parkedWorkflowId: string) => claimParkedEvents(parkedWorkflowId, self, audit);
   return {
     input,
     opts,
