@@ -2,7 +2,8 @@
  * Updates and the status query of the campaign workflow, with no zod: the workflow code imports this
  * module, and ./campaign-messages.ts re-exports it next to the request schemas the edge parses with.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
+import type { CampaignPhase } from '../contracts/campaign.js';
 import type {
   AcknowledgeRequest,
   ApproveFeeRequest,
@@ -10,7 +11,6 @@ import type {
   ResubmitRequest,
   ShareWithRequest,
 } from './campaign-messages.js';
-import type { CampaignPhase, CampaignStatus } from './campaign-types.js';
 import type { OperationOutcome } from './entity/operations.js';
 
 /**
@@ -28,4 +28,4 @@ export const cancelCampaignUpdate = defineUpdate<CampaignOperationOutcome, [Camp
 /** Clears a needs-action entry that needs no registry call (a suspension or nudge the operator has handled). */
 export const acknowledgeUpdate = defineUpdate<CampaignOperationOutcome, [AcknowledgeRequest]>('acknowledge');
 
-export const campaignStatusQuery = defineQuery<CampaignStatus>('status');
+export { campaignStatusQuery } from '../contracts/campaign.js';

@@ -1,121 +1,22 @@
 /**
- * Types of the campaign workflow: input, phases, status (the `status` query), carried state.
- * Order systems import these (type-only) through src/orders/campaign-orders.ts.
+ * Types of the campaign workflow: input, options, result, carried state. Its phases, status (the
+ * `status` query) and order fields are the campaign contract, src/contracts/campaign.ts, re-exported
+ * here. Order systems import these (type-only) through src/orders/campaign-orders.ts.
  */
-import type { AuditTrail } from '../contracts/audit.js';
-import type { OperatorAction, WaitingFor } from '../contracts/brand.js';
-import type { MnoMetadataRecord } from '../contracts/campaign-activity-types.js';
-import type { CampaignCreation } from '../registry/schemas.js';
+import type { CampaignContent, CampaignPhase, CampaignStatus } from '../contracts/campaign.js';
 import type { CampaignState } from './campaign/state.js';
 import type { BackoffSchedule } from './entity/wait.js';
 
-export type CampaignPhase =
-  /** Waiting until the brand workflow is 'ready' and the registry confirms it. */
-  | 'awaiting-brand'
-  /** Campaign builder, use case and sub-use-case checks (reads only, nothing billed). */
-  | 'checking'
-  /** Refused before any fee: use case not supported, sub-use-case count, no qualifying MNO, or a 400 on create. Operator: resubmit or cancel. */
-  | 'refused'
-  /** requireFeeApproval: waiting for the operator's approveFee. */
-  | 'awaiting-fee-approval'
-  /** POST /campaignBuilder (billed once; idempotent by referenceId). */
-  | 'creating'
-  /** Sharing with the upstream partner (PUT sharing). */
-  | 'sharing'
-  /** Shared, PENDING: the partner decides. Change and rescind are refused. */
-  | 'share-pending'
-  /** DECLINED with an explanation: operator resubmits (changes) or shares with another partner. */
-  | 'share-declined'
-  /** ACCEPTED: waiting for CAMPAIGN_DCA_COMPLETE (all DCAs accepted). */
-  | 'awaiting-dca'
-  /** Accepted by all DCAs: may run on MNO networks. */
-  | 'running'
-  /** A political campaign whose brand's political vet expired: deactivated by the registry. Final once the registry no longer reports it ACTIVE. */
-  | 'deactivated'
-  /** The registry reports the campaign EXPIRED. Final. */
-  | 'expired'
-  /** Cancelled by the operator. Final (a created campaign is left as it is at the registry). */
-  | 'cancelled';
-
-export const terminalCampaignPhases: readonly CampaignPhase[] = ['expired', 'cancelled'];
-
-/** One MNO's view of the campaign, from the registry's mnoMetadata. */
-export interface MnoView
-  extends Pick<
-    MnoMetadataRecord,
-    'mno' | 'qualify' | 'mnoReview' | 'mnoSupport' | 'brandTier' | 'brandDailyCap'
-  > {
-  mnoId: string;
-  /** Why this MNO would not accept the campaign (empty when it qualifies). */
-  reasons: string[];
-  /** Operation status reported by the registry (REGISTERED, SUSPENDED, ...) where known. */
-  operationStatus?: string;
-}
-
-export interface Suspension {
-  mnoId: string;
-  mnoName?: string;
-  at: string;
-  description?: string;
-}
-
-export interface Nudge {
-  nudgeIntent: string;
-  description?: string;
-  at: string;
-}
-
-export interface ShareAttempt {
-  upstreamCnpId: string;
-  sharingStatus: string;
-  explanation?: string;
-  sharedDate?: string;
-  statusDate?: string;
-}
-
-export interface CampaignStatus {
-  workflowType: 'campaign';
-  reference: string;
-  account: string;
-  brandReference: string;
-  phase: CampaignPhase;
-  brandId?: string;
-  campaignId?: string;
-  usecase: string;
-  /** Current upstream partner (the order's, or the operator's shareWith). */
-  upstreamCnpId: string;
-  requireFeeApproval: boolean;
-  feeApprovedBy?: string;
-  /** Expected monthly fee before creation (campaign builder), the registry's monthlyFee after. */
-  expectedMonthlyFee?: number;
-  monthlyFee?: number;
-  /** True once the registry has created (and billed) the campaign. */
-  created: boolean;
-  alreadyExisted?: boolean;
-  mno: MnoView[];
-  sharing?: ShareAttempt;
-  shareHistory: ShareAttempt[];
-  dcaComplete: boolean;
-  campaignStatus?: string;
-  autoRenewal?: boolean;
-  nextRenewalOrExpirationDate?: string;
-  expirationDate?: string;
-  suspensions: Suspension[];
-  nudges: Nudge[];
-  deactivated: boolean;
-  brandReadiness?: { workflowPhase: string; reasons: string[] };
-  refusal?: { reason: string; details: string[] };
-  waitingFor?: WaitingFor;
-  needsAction: OperatorAction[];
-  cancelReason?: string;
-  /** Webhook deliveries handled, and duplicates ignored (same deliveryId). */
-  deliveries: { received: number; duplicates: number };
-  /** Operator operations queued behind the one running (oldest first). */
-  pendingOperations: string[];
-  /** Runs of this workflow id (1 + continue-as-new count). */
-  runs: number;
-  audit: AuditTrail;
-}
+export type {
+  CampaignContent,
+  CampaignPhase,
+  CampaignStatus,
+  MnoView,
+  Nudge,
+  ShareAttempt,
+  Suspension,
+} from '../contracts/campaign.js';
+export { terminalCampaignPhases } from '../contracts/campaign.js';
 
 export interface CampaignWorkflowOptions {
   /** Poll schedule while waiting for the brand (default 1 min doubling to 1 h). */
@@ -133,9 +34,6 @@ export interface CampaignWorkflowOptions {
   auditLimit?: number;
   dedupeLimit?: number;
 }
-
-/** Campaign fields of an order: the client's CampaignCreation without brandId and referenceId. */
-export type CampaignContent = Omit<CampaignCreation, 'brandId' | 'referenceId'>;
 
 export interface CampaignWorkflowInput {
   reference: string;

@@ -3,8 +3,9 @@
  * the workflow remembers lives here (no loose variables), so nothing can be forgotten at a
  * continue-as-new; a test checks that it survives one.
  */
+
+import type { CampaignContent, CampaignStatus } from '../../contracts/campaign.js';
 import type { CampaignSnapshot, MnoMetadataRecord } from '../../contracts/campaign-activity-types.js';
-import type { CampaignContent, CampaignStatus, CampaignWorkflowInput } from '../campaign-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
@@ -46,9 +47,15 @@ export interface CampaignState {
   loop: LoopState;
 }
 
-export function initialCampaignState(
-  input: CampaignWorkflowInput & { campaign: NonNullable<CampaignWorkflowInput['campaign']> },
-): CampaignState {
+/** A first run's state, from its input (`CampaignWorkflowInput` with its campaign fields). */
+export function initialCampaignState(input: {
+  reference: string;
+  account: string;
+  brandReference: string;
+  upstreamCnpId: string;
+  requireFeeApproval?: boolean;
+  campaign: CampaignContent;
+}): CampaignState {
   return {
     status: {
       workflowType: 'campaign',
