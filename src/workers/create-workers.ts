@@ -237,6 +237,9 @@ export async function createWorkers(
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
         maxConcurrentActivityTaskExecutions: WRITE_ACTIVITIES_PER_ACCOUNT,
+        // One poll at a time: a freed slot takes the highest-priority task waiting when it asks, and
+        // at most one task is in hand ahead of an operator's that arrives meanwhile.
+        maxConcurrentActivityTaskPolls: 1,
         // A backstop only: the budget workflow paces the writes themselves.
         maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
