@@ -180,9 +180,7 @@ export function registerBrand(ctx: SimContext, cspId: string, body: unknown): Br
   // retries a create must look up by referenceId first.
   brand.universalEin = universalEin(brand);
   brand.brandId = ctx.store.nextId('B');
-  const account = ctx.store.account(cspId);
-  account.brands[brand.brandId] = brand;
-  account.brandInternal[brand.brandId] = { lastGroup3UpdateAt: null, appeal: null };
+  ctx.store.addBrand(cspId, brand, { lastGroup3UpdateAt: null, appeal: null });
   brandEvent(ctx, brand, 'BRAND_ADD');
   setIdentity(ctx, brand, identityFor(brand), 'Identity check after registration');
   scheduleContactVerification(ctx, brand);
@@ -351,13 +349,16 @@ export function listBrands(ctx: SimContext, cspId: string, query: URLSearchParam
     ['referenceId', (b, v) => b.referenceId === v],
     ['displayName', (b, v) => b.displayName === v],
   ];
-  let records = Object.values(ctx.store.account(cspId).brands);
-  for (const [name, test] of filters) {
+  const active = filters.flatMap(([name, test]) => {
     const value = query.get(name);
-    if (value !== null && value !== '') records = records.filter((b) => test(b, value));
-  }
-  records.sort((a, b) => a.createDate.localeCompare(b.createDate) || a.brandId.localeCompare(b.brandId));
-  return paginate(records, query);
+    return value !== null && value !== '' ? [(b: BrandRecord) => test(b, value)] : [];
+  });
+  // Id order, which is creation order: a brand added while a client pages lands on the last page.
+  return paginate(
+    ctx.store.brandList(cspId),
+    query,
+    active.length === 0 ? undefined : (b) => active.every((keep) => keep(b)),
+  );
 }
 
 export function registerBrandJobs(ctx: SimContext): void {

@@ -182,14 +182,13 @@ export function createCampaign(ctx: SimContext, cspId: string, body: unknown) {
     mnoMetadata,
     mnoOperationStatus: Object.fromEntries(qualifying.map(([id]) => [id, 'PENDING' as const])),
   };
-  account.campaigns[campaign.campaignId] = campaign;
-  account.campaignInternal[campaign.campaignId] = {
+  ctx.store.addCampaign(cspId, campaign, {
     updatedAt: now,
     changedSinceDecline: false,
     sharing: null,
     dcas: [],
     dcaComplete: false,
-  };
+  });
   charge(ctx, campaign, 'CAMPAIGN_REGISTRATION');
   scheduleRenewal(ctx, campaign);
   campaignEvent(ctx, campaign, brand, 'CAMPAIGN_ADD', {
@@ -245,15 +244,16 @@ function scheduleRenewal(ctx: SimContext, campaign: CampaignRecord): void {
 }
 
 export function listCampaigns(ctx: SimContext, cspId: string, query: URLSearchParams) {
-  let records = Object.values(ctx.store.account(cspId).campaigns);
-  for (const name of ['brandId', 'referenceId', 'status', 'usecase'] as const) {
+  const active = (['referenceId', 'status', 'usecase'] as const).flatMap((name) => {
     const value = query.get(name);
-    if (value) records = records.filter((c) => c[name] === value);
-  }
-  records.sort(
-    (a, b) => a.createDate.localeCompare(b.createDate) || a.campaignId.localeCompare(b.campaignId),
+    return value ? [(c: CampaignRecord) => c[name] === value] : [];
+  });
+  // Id order (creation order); brandId picks that brand's list from the index.
+  return paginate(
+    ctx.store.campaignList(cspId, query.get('brandId') || undefined),
+    query,
+    active.length === 0 ? undefined : (c) => active.every((keep) => keep(c)),
   );
-  return paginate(records, query);
 }
 
 export function updateCampaign(

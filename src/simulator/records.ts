@@ -19,26 +19,41 @@ export function findBrand(ctx: SimContext, cspId: string, brandId: string): Bran
   return brand;
 }
 
+/** Largest `recordsPerPage` the list endpoints accept (the spec states none; see docs/simulator.md). */
+export const MAX_RECORDS_PER_PAGE = 500;
+export const DEFAULT_RECORDS_PER_PAGE = 10;
+
+const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  recordsPerPage: z.coerce.number().int().min(1).max(MAX_RECORDS_PER_PAGE).default(DEFAULT_RECORDS_PER_PAGE),
+});
+
+/**
+ * One page of `records` (already in list order), keeping those that pass `keep`. Without a filter the
+ * page is a slice; with one, a single pass counts the matches and copies only the page's.
+ */
 export function paginate<T>(
-  records: T[],
+  records: readonly T[],
   query: URLSearchParams,
+  keep?: (record: T) => boolean,
 ): { page: number; totalRecords: number; records: T[] } {
-  const parsed = z
-    .object({
-      page: z.coerce.number().int().min(1).default(1),
-      recordsPerPage: z.coerce.number().int().min(1).max(500).default(10),
-    })
-    .safeParse({
-      page: query.get('page') ?? undefined,
-      recordsPerPage: query.get('recordsPerPage') ?? undefined,
-    });
+  const parsed = PageQuery.safeParse({
+    page: query.get('page') ?? undefined,
+    recordsPerPage: query.get('recordsPerPage') ?? undefined,
+  });
   if (!parsed.success) throw validationError(parsed.error.issues);
   const { page, recordsPerPage } = parsed.data;
-  return {
-    page,
-    totalRecords: records.length,
-    records: records.slice((page - 1) * recordsPerPage, page * recordsPerPage),
-  };
+  const from = (page - 1) * recordsPerPage;
+  const to = page * recordsPerPage;
+  if (!keep) return { page, totalRecords: records.length, records: records.slice(from, to) };
+  const selected: T[] = [];
+  let totalRecords = 0;
+  for (const record of records) {
+    if (!keep(record)) continue;
+    if (totalRecords >= from && totalRecords < to) selected.push(record);
+    totalRecords += 1;
+  }
+  return { page, totalRecords, records: selected };
 }
 
 export function addMonths(date: Date, months: number): Date {
