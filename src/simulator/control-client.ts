@@ -1,3 +1,4 @@
+import type { SeedInput, SeedResult } from './estate.js';
 import type { FaultInput } from './faults.js';
 import type {
   BrandRecord,
@@ -9,6 +10,7 @@ import type {
   VetRecord,
 } from './state.js';
 
+export type { SeedInput, SeedResult } from './estate.js';
 export type { FaultInput } from './faults.js';
 export type {
   BrandRecord,
@@ -169,6 +171,14 @@ export class SimulatorControl {
 
   clearFaults(): Promise<{ ok: true }> {
     return this.call('DELETE', '/faults');
+  }
+
+  /**
+   * Seeds an existing estate: `brands` brands and `campaigns` (or `campaignsPerBrand` each) campaigns in
+   * every modelled status, fake data from `seed`, no webhooks, no charges (see docs/simulator.md).
+   */
+  seed(input: SeedInput): Promise<SeedResult> {
+    return this.call('POST', '/seed', input);
   }
 
   /** Forgets every entity, queue, ledger entry and fault, and puts the clock back to the source clock. */

@@ -6,6 +6,7 @@ import { decideAppeal, verifyContact } from './brands.js';
 import { expireCampaign, nudgeCampaign, suspendCampaign } from './campaigns.js';
 import type { SimContext } from './context.js';
 import { ApiError, badRequest, ErrorCode, notFound } from './errors.js';
+import { SeedSchema, seedEstate } from './estate.js';
 import { isEventCategory } from './events.js';
 import { FaultSchema } from './faults.js';
 import { type Route, route } from './http.js';
@@ -264,6 +265,13 @@ export function controlRoutes(ctx: SimContext, hooks: ControlHooks): Route<null>
       }
       ctx.store.changed();
       return ok({ ok: true });
+    }),
+    route('POST', '/control/seed', (req) => {
+      const input = parse(SeedSchema, req.body);
+      const cspId = input.cspId ?? ctx.accounts[0]?.cspId;
+      if (!cspId || !ctx.accounts.some((a) => a.cspId === cspId))
+        throw notFound('account', cspId ?? '', 'cspId');
+      return ok(seedEstate(ctx, cspId, input));
     }),
     route('GET', '/control/faults', () => ok(ctx.faults.all())),
     route('POST', '/control/faults', (req) => {
