@@ -1,0 +1,130 @@
+/**
+ * The write budget workflow and its activity side, on the time-skipping server (the workflow never
+ * reads its clock, so skipped time does not matter):
+ *
+ * - the permits (src/activities/write-budget.ts) start the workflow on first use, and after
+ *   MAX_GRANTS_PER_RUN grants it continues as new carrying its recent grants: the window still holds
+ *   across the runs (a reservation right after the continue-as-new waits for the window);
+ * - a refused request (numbers that make no budget) is refused by the validator, not recorded;
+ * - a reservation answered too late is not used: the permit reserves again and hands the late
+ *   instant back, so the window's slot is granted again instead of lost.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeBudgetPermits, writeBudgetSettings } from '../../src/activities/write-budget.js';
+import { writeBudgetWorkflowId } from '../../src/contracts/ids.js';
+import { reserveWriteUpdate, withinWindow } from '../../src/contracts/write-budget.js';
+import { MAX_GRANTS_PER_RUN } from '../../src/workflows/budget/write-budget.js';
+import { workflowsPath } from '../fixtures/workflow-harness.js';
+import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+const taskQueue = `budget-${randomUUID()}`;
+
+beforeAll(async () => {
+  env = await timeSkippingEnv();
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(workflowsPath),
+  });
+  running = worker.run();
+}, 120_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running?.catch(() => undefined);
+  await env?.teardown();
+});
+
+const startBudget = (account: string) =>
+  new WithStartWorkflowOperation('writeBudget', {
+    workflowId: writeBudgetWorkflowId(account),
+    taskQueue,
+    args: [{}],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+
+describe('the write budget workflow', () => {
+  it('starts on first use, continues as new after its grants per run, and keeps the window across runs', async () => {
+    const account = `can-${randomUUID().slice(0, 8)}`;
+    const handle = env.client.workflow.getHandle(writeBudgetWorkflowId(account));
+    // The requester's clock (the workflow reads no other): it moves 400 ms per write, faster than
+    // the window's 2/s, so the window sets most instants.
+    let now = 1_000_000_000_000;
+    const reserve = async () => {
+      const { at } = await env.client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+        args: [{ limit: 20, windowMs: 10_000, marginMs: 250, leadMs: 0, now }],
+        startWorkflowOperation: startBudget(account),
+      });
+      now += 400;
+      return at;
+    };
+    const grants = [await reserve()];
+    const firstRun = (await handle.describe()).runId;
+    while (grants.length < MAX_GRANTS_PER_RUN + 25) grants.push(await reserve());
+    // A new run took over after MAX_GRANTS_PER_RUN grants...
+    expect((await handle.describe()).runId).not.toBe(firstRun);
+    // ...and the window held across it: no span of window + margin holds more than 20 grants.
+    expect(withinWindow(grants, 20, 10_250)).toBe(true);
+    // The first 20 when asked (the window had room), the 21st a window + margin after the first,
+    // and the first grant of the new run likewise 20 places after its predecessor in the old run.
+    expect(grants.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => grants[0]! + 400 * i));
+    expect(grants[20]).toBe(grants[0]! + 10_250);
+    expect(grants[MAX_GRANTS_PER_RUN]).toBe(grants[MAX_GRANTS_PER_RUN - 20]! + 10_250);
+  }, 180_000);
+
+  it('refuses a request whose numbers make no budget, and records nothing for it', async () => {
+    const account = `bad-${randomUUID().slice(0, 8)}`;
+    await expect(
+      env.client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+        args: [{ limit: 0, windowMs: 10_000, marginMs: 250, leadMs: 0, now: 5_000 }],
+        startWorkflowOperation: startBudget(account),
+      }),
+    ).rejects.toThrow();
+    // One write per window: had the refused request been recorded, this one would wait a window.
+    const { at } = await env.client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+      args: [{ limit: 1, windowMs: 10_000, marginMs: 0, leadMs: 0, now: 5_000 }],
+      startWorkflowOperation: startBudget(account),
+    });
+    expect(at).toBe(5_000);
+  }, 60_000);
+
+  it('hands a reservation that came too late back, and its slot is granted again', async () => {
+    const account = `late-${randomUUID().slice(0, 8)}`;
+    // The first answer reaches the permit 300 ms after it was given (lateMs 100): too late to use.
+    const granted: number[] = [];
+    const stop = new AbortController();
+    const handedBack: (number | undefined)[] = [];
+    const slowClient = {
+      workflow: {
+        executeUpdateWithStart: async (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
+          handedBack.push((args[1].args as [{ unused?: number }])[0].unused);
+          const result = (await env.client.workflow.executeUpdateWithStart(...args)) as { at: number };
+          granted.push(result.at);
+          // A second grant a minute away means the first was not handed back: stop waiting for it.
+          if (granted.length === 2 && result.at - granted[0]! >= 60_000) stop.abort();
+          if (granted.length === 1) await new Promise((resolve) => setTimeout(resolve, 300));
+          return result;
+        },
+      },
+    } as unknown as Client;
+    const late: number[] = [];
+    // One write per minute: the second grant comes at once only if the first was taken off the log.
+    const permits = writeBudgetPermits(
+      account,
+      writeBudgetSettings(1, { windowMs: 60_000, marginMs: 250, leadMs: 0, lateMs: 100 }),
+      { temporalClient: () => slowClient, workflowTaskQueue: taskQueue, onLate: (_a, by) => late.push(by) },
+    );
+    await permits.acquire(stop.signal).catch(() => undefined);
+    expect(late).toHaveLength(1);
+    expect(handedBack).toEqual([undefined, granted[0]]);
+    expect(granted).toHaveLength(2);
+    expect(granted[1]! - granted[0]!).toBeLessThan(60_000);
+  }, 60_000);
+});
