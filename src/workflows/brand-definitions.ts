@@ -1,19 +1,36 @@
 /**
- * Updates, queries and signals of the brand and vet workflows, with no zod: the workflow code imports
- * this module, and ./brand-messages.ts re-exports it next to the request schemas that the edge
- * (src/orders, the CLI) parses with. See ./request-checks.ts for why workflow code stays free of zod.
+ * Updates, request types, queries and signals of the brand and vet workflows, with no zod at run time:
+ * the workflow code imports this module, and ./brand-messages.ts re-exports it next to the request
+ * schemas that the edge (src/orders, the CLI) parses with. See ./request-checks.ts for why workflow
+ * code stays free of zod.
  */
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { z } from 'zod';
 import type { BrandPhase, VetState } from '../contracts/brand.js';
 import type {
-  AppealRequest,
-  CancelRequest,
-  CorrectBrandRequest,
-  ImportVetRequest,
-  OrderVetRequest,
-} from './brand-messages.js';
+  AppealSchema,
+  BrandUpdateSchema,
+  VetImportSchema,
+  VetOrderSchema,
+} from '../registry/schemas.js';
 import type { OperationOutcome } from './entity/operations.js';
 import type { WakeCause } from './entity/wait.js';
+
+/**
+ * The operator's requests, as the updates take them. Type-only (no zod at run time); ./brand-messages.ts
+ * holds the schemas the edge parses them with, and checks at compile time that they describe these.
+ */
+export interface CorrectBrandRequest {
+  patch: z.input<typeof BrandUpdateSchema>;
+  /** Revet right after the update (a revet is needed after a change that forces re-verification). */
+  revet?: boolean | undefined;
+}
+export type AppealRequest = z.input<typeof AppealSchema>;
+export type OrderVetRequest = z.input<typeof VetOrderSchema>;
+export type ImportVetRequest = z.input<typeof VetImportSchema>;
+export interface CancelRequest {
+  reason: string;
+}
 
 /**
  * What every brand update returns: the operation's outcome and the phase after it (small, so each

@@ -6,24 +6,36 @@
  */
 import { z } from 'zod';
 import { AppealSchema, BrandUpdateSchema, VetImportSchema, VetOrderSchema } from '../registry/schemas.js';
+import type {
+  AppealRequest,
+  CancelRequest,
+  CorrectBrandRequest,
+  ImportVetRequest,
+  OrderVetRequest,
+} from './brand-definitions.js';
 
 export const CorrectBrandRequestSchema = z.object({
   patch: BrandUpdateSchema,
   /** Revet right after the update (a revet is needed after a change that forces re-verification). */
   revet: z.boolean().optional(),
 });
-export type CorrectBrandRequest = z.input<typeof CorrectBrandRequestSchema>;
 
 export const AppealRequestSchema = AppealSchema;
-export type AppealRequest = z.input<typeof AppealRequestSchema>;
 
 export const OrderVetRequestSchema = VetOrderSchema;
-export type OrderVetRequest = z.input<typeof OrderVetRequestSchema>;
 
 export const ImportVetRequestSchema = VetImportSchema;
-export type ImportVetRequest = z.input<typeof ImportVetRequestSchema>;
 
 export const CancelRequestSchema = z.object({ reason: z.string().min(1).max(1000) });
-export type CancelRequest = z.input<typeof CancelRequestSchema>;
+
+/** Each schema describes exactly its request type (./brand-definitions.ts): a drift fails to compile. */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const _requestSchemasMatch: [
+  Same<z.input<typeof CorrectBrandRequestSchema>, CorrectBrandRequest>,
+  Same<z.input<typeof AppealRequestSchema>, AppealRequest>,
+  Same<z.input<typeof OrderVetRequestSchema>, OrderVetRequest>,
+  Same<z.input<typeof ImportVetRequestSchema>, ImportVetRequest>,
+  Same<z.input<typeof CancelRequestSchema>, CancelRequest>,
+] = [true, true, true, true, true];
 
 export * from './brand-definitions.js';

@@ -1,17 +1,37 @@
 /**
- * Updates and the status query of the campaign workflow, with no zod: the workflow code imports this
- * module, and ./campaign-messages.ts re-exports it next to the request schemas the edge parses with.
+ * Updates, request types and the status query of the campaign workflow, with no zod at run time: the
+ * workflow code imports this module, and ./campaign-messages.ts re-exports it next to the request
+ * schemas the edge parses with.
  */
 import { defineUpdate } from '@temporalio/workflow';
+import type { z } from 'zod';
 import type { CampaignPhase } from '../contracts/campaign.js';
-import type {
-  AcknowledgeRequest,
-  ApproveFeeRequest,
-  CampaignCancelRequest,
-  ResubmitRequest,
-  ShareWithRequest,
-} from './campaign-messages.js';
+import type { CampaignUpdateSchema } from '../registry/schemas.js';
 import type { OperationOutcome } from './entity/operations.js';
+
+/**
+ * The operator's requests, as the updates take them. Type-only (no zod at run time);
+ * ./campaign-messages.ts holds the schemas the edge parses them with, and checks at compile time that
+ * they describe these.
+ */
+export interface ApproveFeeRequest {
+  approvedBy: string;
+  /** Refuse the approval when the expected monthly fee is above this. */
+  maxMonthlyFee?: number | undefined;
+}
+export interface ResubmitRequest {
+  /** Campaign field changes (PUT /campaign/{id} after creation; merged into the order before). */
+  changes: z.input<typeof CampaignUpdateSchema>;
+}
+export interface ShareWithRequest {
+  upstreamCnpId: string;
+}
+export interface CampaignCancelRequest {
+  reason: string;
+}
+export interface AcknowledgeRequest {
+  key: string;
+}
 
 /**
  * What every campaign update returns: the operation's outcome and the phase after it (small, so each

@@ -6,6 +6,13 @@
  */
 import { z } from 'zod';
 import { CampaignCreationSchema, CampaignUpdateSchema } from '../registry/schemas.js';
+import type {
+  AcknowledgeRequest,
+  ApproveFeeRequest,
+  CampaignCancelRequest,
+  ResubmitRequest,
+  ShareWithRequest,
+} from './campaign-definitions.js';
 
 /** The campaign fields of an order (CampaignCreationSchema minus brandId and referenceId). */
 export const CampaignContentSchema = CampaignCreationSchema.omit({ brandId: true, referenceId: true });
@@ -15,21 +22,26 @@ export const ApproveFeeRequestSchema = z.object({
   /** Refuse the approval when the expected monthly fee is above this. */
   maxMonthlyFee: z.number().nonnegative().optional(),
 });
-export type ApproveFeeRequest = z.input<typeof ApproveFeeRequestSchema>;
 
 export const ResubmitRequestSchema = z.object({
   /** Campaign field changes (PUT /campaign/{id} after creation; merged into the order before). */
   changes: CampaignUpdateSchema,
 });
-export type ResubmitRequest = z.input<typeof ResubmitRequestSchema>;
 
 export const ShareWithRequestSchema = z.object({ upstreamCnpId: z.string().min(1).max(100) });
-export type ShareWithRequest = z.input<typeof ShareWithRequestSchema>;
 
 export const CampaignCancelRequestSchema = z.object({ reason: z.string().min(1).max(1000) });
-export type CampaignCancelRequest = z.input<typeof CampaignCancelRequestSchema>;
 
 export const AcknowledgeRequestSchema = z.object({ key: z.string().min(1).max(200) });
-export type AcknowledgeRequest = z.input<typeof AcknowledgeRequestSchema>;
+
+/** Each schema describes exactly its request type (./campaign-definitions.ts): a drift fails to compile. */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const _requestSchemasMatch: [
+  Same<z.input<typeof ApproveFeeRequestSchema>, ApproveFeeRequest>,
+  Same<z.input<typeof ResubmitRequestSchema>, ResubmitRequest>,
+  Same<z.input<typeof ShareWithRequestSchema>, ShareWithRequest>,
+  Same<z.input<typeof CampaignCancelRequestSchema>, CampaignCancelRequest>,
+  Same<z.input<typeof AcknowledgeRequestSchema>, AcknowledgeRequest>,
+] = [true, true, true, true, true];
 
 export * from './campaign-definitions.js';
