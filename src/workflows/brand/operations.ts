@@ -5,14 +5,14 @@
 import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
 import { groupsOfPatch } from '../../registry/brand-update-groups.js';
 import type { BrandUpdate } from '../../registry/schemas.js';
-import { stopVetSignal } from '../brand-definitions.js';
 import type {
   AppealRequest,
   CancelRequest,
   CorrectBrandRequest,
   ImportVetRequest,
   OrderVetRequest,
-} from '../brand-messages.js';
+} from '../brand-definitions.js';
+import { stopVetSignal } from '../brand-definitions.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { OperationResult } from '../entity/loop.js';
 import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';

@@ -10,7 +10,7 @@ import type {
   CampaignCancelRequest,
   ResubmitRequest,
   ShareWithRequest,
-} from '../campaign-messages.js';
+} from '../campaign-definitions.js';
 import type { CampaignContent } from '../campaign-types.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { OperationResult } from '../entity/loop.js';
