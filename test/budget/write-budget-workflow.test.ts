@@ -2,7 +2,7 @@
  * The write budget workflow and its activity side, on the time-skipping server (the workflow never
  * reads its clock, so skipped time does not matter):
  *
- * - the permits (src/activities/write-budget.ts) start the workflow on first use, and after
+ * - update-with-start starts the workflow on first use, and after
  *   MAX_GRANTS_PER_RUN grants it continues as new carrying its recent grants: the window still holds
  *   across the runs (a reservation right after the continue-as-new waits for the window);
  * - a refused request (numbers that make no budget) is refused by the validator, not recorded;

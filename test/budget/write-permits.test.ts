@@ -1,0 +1,76 @@
+/**
+ * The transport's side of the shared write budget (src/registry/rate-limiter.ts `withWritePermits`,
+ * src/registry/transport.ts), against the MockAgent registry double: under permits, every write the
+ * client sends takes one permit first (the lookups of a create take none) and the process's own write
+ * bucket is bypassed; a permit wait that is aborted fails the call as not sent.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { RegistryAbortedError } from '../../src/registry/errors.js';
+import { clearRateLimiters, currentWritePermits, withWritePermits } from '../../src/registry/rate-limiter.js';
+import { MockRegistry, mockRegistryClient } from '../registry/support/mock-registry.js';
+
+const registries: MockRegistry[] = [];
+afterEach(async () => {
+  await Promise.all(registries.splice(0).map((r) => r.agent.close()));
+  clearRateLimiters();
+});
+
+const brandOrder = (referenceId: string) => ({
+  referenceId,
+  entityType: 'PRIVATE_PROFIT' as const,
+  displayName: 'Acme',
+  companyName: 'Acme Inc',
+  ein: '123456789',
+  country: 'US',
+  email: 'ops@acme.example',
+});
+
+describe('writes under shared permits', () => {
+  it('takes one permit per write, none per read, and bypasses the process bucket', async () => {
+    const registry = new MockRegistry().listen();
+    registries.push(registry);
+    // A process bucket of one write per minute: had the writes used it, the second would wait.
+    const client = mockRegistryClient(registry, {
+      rateLimits: { getsPerSecond: 20, writesPer10Seconds: 1, writeWindowMs: 60_000 },
+    });
+    const taken: string[] = [];
+    const permits = {
+      acquire: async () => {
+        taken.push(registry.requests.map((r) => `${r.method} ${r.path}`).join(','));
+      },
+    };
+    await withWritePermits(permits, async () => {
+      expect(currentWritePermits()).toBe(permits);
+      await client.registerBrand(brandOrder('ref-1'));
+      await client.registerBrand(brandOrder('ref-2'));
+    });
+    expect(currentWritePermits()).toBeUndefined();
+    const writes = registry.requests.filter((r) => r.method !== 'GET');
+    expect(writes).toHaveLength(2);
+    expect(registry.requests.filter((r) => r.method === 'GET').length).toBeGreaterThanOrEqual(2);
+    // One permit per write, each taken before its write went out.
+    expect(taken).toHaveLength(2);
+    expect(taken[0]).not.toContain('POST');
+    expect(taken[1]!.split(',').filter((c) => c.startsWith('POST'))).toHaveLength(1);
+  });
+
+  it('fails a write whose permit wait is aborted as not sent', async () => {
+    const registry = new MockRegistry().listen();
+    registries.push(registry);
+    const client = mockRegistryClient(registry);
+    const controller = new AbortController();
+    const permits = {
+      acquire: (signal?: AbortSignal) =>
+        new Promise<void>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          controller.abort();
+        }),
+    };
+    const error = await withWritePermits(permits, () =>
+      client.updateBrand('B000001', { email: 'ops@acme.example' }, { signal: controller.signal }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryAbortedError);
+    expect((error as RegistryAbortedError).mayHaveCommitted).toBe(false);
+    expect(registry.requests.filter((r) => r.method !== 'GET')).toHaveLength(0);
+  });
+});
