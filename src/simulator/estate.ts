@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { SimContext } from './context.js';
+import { badRequest, ErrorCode } from './errors.js';
 import { type MnoMetadata, mnoMetadataFor } from './mno-rules.js';
 import { addMonths } from './records.js';
 import { US_STATES, USE_CASES, VERTICALS } from './reference-data.js';
@@ -177,6 +178,14 @@ const digits = (random: () => number, n: number) =>
 const dateOnly = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function seedEstate(ctx: SimContext, cspId: string, input: z.output<typeof SeedSchema>): SeedResult {
+  // referenceIds carry the seed, and a campaign's must be unique in its account: one seed, one estate.
+  const prefix = `legacy-brand-${input.seed}-`;
+  if (ctx.store.brandList(cspId).some((b) => b.referenceId?.startsWith(prefix)))
+    throw badRequest(
+      ErrorCode.VALIDATION,
+      `seed: ${input.seed} was already seeded into ${cspId}; use another seed or reset`,
+      ['seed'],
+    );
   const random = generator(input.seed);
   const nowMs = ctx.clock.nowMs();
   const account = ctx.store.account(cspId);
@@ -212,7 +221,7 @@ export function seedEstate(ctx: SimContext, cspId: string, input: z.output<typeo
     const brand: BrandRecord = {
       brandId: ctx.store.nextId('B'),
       cspId,
-      referenceId: random() < 0.7 ? `legacy-brand-${input.seed}-${i}` : null,
+      referenceId: random() < 0.7 || i === 0 ? `legacy-brand-${input.seed}-${i}` : null,
       entityType,
       status: kind === 'DELETED' ? 'DELETED' : 'ACTIVE',
       identityStatus,

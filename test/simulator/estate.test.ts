@@ -2,6 +2,9 @@
  * Issue 19, item 5: the simulator seeded with an existing estate (POST /control/seed) and its list
  * endpoints paging through it. No timing bounds: the figures are in bench/estate.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { SimulatorControlError } from '../../src/simulator/control-client.js';
 import { SEEDED_BRAND_KINDS, SEEDED_CAMPAIGN_KINDS } from '../../src/simulator/estate.js';
@@ -11,8 +14,8 @@ import { type Api, type Json, privateBrand, startApi } from './helpers.js';
 const START = new Date('2026-06-01T12:00:00.000Z');
 const apis: Api[] = [];
 
-async function started(): Promise<Api> {
-  const api = await startApi({ now: () => START });
+async function started(stateFile?: string): Promise<Api> {
+  const api = await startApi({ now: () => START, ...(stateFile ? { stateFile } : {}) });
   apis.push(api);
   return api;
 }
@@ -147,6 +150,56 @@ describe('seeding an existing estate', () => {
     expect(fieldsOf(unknown)).toEqual(['cspId']);
     // Nothing was seeded by any of them.
     expect((await api.call('GET', '/brand')).body.totalRecords).toBe(0);
+  });
+});
+
+describe('a seeded estate over time', () => {
+  test('a seed is used once per account; a reset forgets the estate and its indexes', async () => {
+    const api = await started();
+    await api.control.seed({ brands: 20, campaignsPerBrand: 2, seed: 8 });
+    const again = await api.control.seed({ brands: 5, seed: 8 }).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(SimulatorControlError);
+    expect((again as SimulatorControlError).status).toBe(400);
+    expect(((again as SimulatorControlError).body as Json[]).flatMap((i) => i.fields)).toEqual(['seed']);
+    await api.control.seed({ brands: 5, campaignsPerBrand: 1, seed: 9 });
+    expect((await api.call('GET', '/brand')).body.totalRecords).toBe(25);
+    expect((await api.call('GET', '/campaign')).body.totalRecords).toBe(45);
+    await api.control.reset();
+    expect((await api.call('GET', '/brand')).body.totalRecords).toBe(0);
+    expect((await api.call('GET', '/campaign')).body.totalRecords).toBe(0);
+    const after = await api.control.seed({ brands: 4, campaignsPerBrand: 1, seed: 8 });
+    const brands = (await pageAll(api, '/brand', 10)).records;
+    expect(brands.map(idOf)).toEqual([
+      after.firstBrandId,
+      expect.any(String),
+      expect.any(String),
+      after.lastBrandId,
+    ]);
+    expect((await api.call('GET', `/campaign?brandId=${after.firstBrandId}`)).body.totalRecords).toBe(1);
+  });
+
+  test('kept in the state file: a restart lists the same records, and new ones come last', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tcr-estate-test-'));
+    try {
+      const stateFile = join(dir, 'state.json');
+      const first = await started(stateFile);
+      await first.control.seed({ brands: 150, campaigns: 400, seed: 11 });
+      const brands = (await pageAll(first, '/brand', 50)).records;
+      const campaigns = (await pageAll(first, '/campaign', 50)).records;
+      await first.close();
+      const second = await started(stateFile);
+      expect((await pageAll(second, '/brand', 50)).records).toEqual(brands);
+      expect((await pageAll(second, '/campaign', 50)).records).toEqual(campaigns);
+      const brandId = brands[3].brandId;
+      const own = (await pageAll(second, `/campaign?brandId=${brandId}`, 50)).records;
+      expect(own.map(idOf)).toEqual(campaigns.filter((c) => c.brandId === brandId).map(idOf));
+      expect(await second.control.deliveries()).toEqual([]);
+      const added = await second.call('POST', '/brand/nonBlocking', privateBrand());
+      const after = (await pageAll(second, '/brand', 50)).records;
+      expect(after.map(idOf)).toEqual([...brands.map(idOf), added.body.brandId]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
