@@ -119,6 +119,23 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `${f.completedByPoll.count} on a reconciliation poll (p50 ${s1(f.completedByPoll.p50)} s, p99 ${s1(f.completedByPoll.p99)} s)`,
     `**Added delay: +${Math.round(f.addedDelayP50Ms / 1000)} s at p50, +${Math.round(f.addedDelayP99Ms / 1000)} s at p99**`,
   ],
+  'bench/estate/results.2026-11-25T105916Z.json': (r) => {
+    const page = (p: { pages: number; meanMs: number; p50Ms: number; p99Ms: number }) =>
+      `(${p.pages} pages) | mean ${p.meanMs} ms, p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms |`;
+    return [
+      `| Seeded | ${thousands(r.brands)} brands (${thousands(r.vets)} vets), ${thousands(r.campaigns)} campaigns`,
+      `| Seed time (one control request) | **${thousands(r.seedMs)} ms** |`,
+      `| Simulator RSS after seeding | **${r.simulatorRssMb} MB** (process ${r.rssMb.before} → ${r.rssMb.seeded} MB`,
+      `| Brands, 500 per page ${page(r.paging.brandsAtMax)}`,
+      `| Campaigns, 500 per page ${page(r.paging.campaignsAtMax)}`,
+      `| Brands, 100 per page ${page(r.paging.brandsAt100)}`,
+      `| Campaigns, 100 per page ${page(r.paging.campaignsAt100)}`,
+      `| State file | **${r.stateFile.mb} MB** (${thousands(r.stateFile.bytes)} bytes) |`,
+      `| First write after the seed (simulator busy) | ${thousands(r.stateFile.firstWriteAfterSeedMs)} ms |`,
+      `| Close with a forced write | ${thousands(r.stateFile.closeWithWriteMs)} ms |`,
+      `| Restart loading the file / to the first campaign page | ${thousands(r.stateFile.reloadMs)} ms / ${thousands(r.stateFile.reloadToFirstPageMs)} ms |`,
+    ];
+  },
 };
 
 /** README.md's summary of the same runs. */
