@@ -10,9 +10,30 @@
 #
 # Needs `npm run build` (the workers, ingress replicas and simulator run from dist/) and the
 # Temporal CLI of scripts/setup.sh (health checks, namespace and search-attribute registration).
+# The test stops everything it started; should it be interrupted, this script kills its own process
+# group and removes the temporary folder.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup-cluster.sh
-[ -f dist/cli/main.js ] || { echo '[cluster-test] dist/ is missing: run npm run build' >&2; exit 1; }
-TCR_CLUSTER=1 exec npx vitest run test/cluster/cluster.test.ts "$@"
+[ -f dist/cli/main.js ] || {
+  echo '[cluster-test] dist/ is missing: run npm run build' >&2
+  exit 1
+}
+work="$(mktemp -d "${TMPDIR:-/tmp}/tcr-cluster-run.XXXXXX")"
+chmod 711 "$work" # PostgreSQL runs as its own user under it
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    sleep 2
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# Its own process group (setsid), so that an interrupted run leaves no server behind.
+TMPDIR="$work" TCR_CLUSTER=1 setsid npx vitest run test/cluster/cluster.test.ts "$@" &
+pid=$!
+wait "$pid"

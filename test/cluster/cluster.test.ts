@@ -20,6 +20,8 @@ import { type Cluster, startCluster } from './cluster.js';
 const enabled = process.env.TCR_CLUSTER === '1';
 const N = Number(process.env.TCR_CLUSTER_ORDERS ?? 20);
 const TIMEOUT_MS = 10 * 60_000;
+/** How long a fault step waits for the webhooks it lands after. */
+const FAULT_WAIT_MS = 2 * 60_000;
 const say = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
 
 // The examples' end states (docs/local-stack.md, "Example orders").
@@ -81,7 +83,7 @@ describe.skipIf(!enabled)('production-shaped cluster', () => {
         await until(
           `${more} more webhooks delivered`,
           async () => ((await delivered()) >= base + more ? true : undefined),
-          TIMEOUT_MS,
+          FAULT_WAIT_MS,
           200,
         );
       };
