@@ -16,11 +16,10 @@ import {
 import { NotFoundError, RegistryError, UnauthorizedError } from '../registry/errors.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 import type { WebhookSubscription } from '../registry/schemas.js';
-import { parseCommand, positiveInt } from './args.js';
-import { type CliCommand, commandGroup } from './command.js';
+import { positiveInt } from './args.js';
+import { type CliCommand, commandGroup, defineCommand } from './command.js';
 import type { CliContext, CliEnv } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { help } from './output.js';
 import { oneLine } from './printable.js';
 
 /** The accounts as the worker loads them; a configuration problem is a usage error (exit 2). */
@@ -184,20 +183,16 @@ async function checkWebhooks(
   };
 }
 
-const checkCommand: CliCommand = {
+const checkCommand: CliCommand = defineCommand({
   summary: 'check credentials, rate budget, webhook subscriptions and clock of every account',
   help: checkHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: checkHelp,
-      options: {
-        account: { type: 'string' },
-        'webhook-url': { type: 'string' },
-        'max-clock-skew': { type: 'string' },
-      },
-      connection: false,
-    });
-    if (parsed === 'help') return help(ctx, checkHelp);
+  options: {
+    account: { type: 'string' },
+    'webhook-url': { type: 'string' },
+    'max-clock-skew': { type: 'string' },
+  },
+  connection: false,
+  async run(parsed, ctx) {
     const accounts = cliAccounts(ctx.env, parsed.values.account, checkHelp);
     const maxSkewSeconds = positiveInt(parsed.values['max-clock-skew'], '--max-clock-skew', 30, checkHelp);
     const webhookUrl = parsed.values['webhook-url'] || ctx.env.TCR_WEBHOOK_URL || undefined;
@@ -214,7 +209,7 @@ const checkCommand: CliCommand = {
     else printReports(ctx, reports);
     return ok ? ExitCode.ok : ExitCode.failure;
   },
-};
+});
 
 /** The report's lines; details quote the registry (errors, URLs), so each stays on its line, without control characters. */
 export function reportLines(reports: AccountReport[]): string[] {

@@ -7,7 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { connectionOptions } from './context.js';
 import { UsageError } from './errors.js';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export type Options = NonNullable<ParseArgsConfig['options']>;
 
 const helpOption = { help: { type: 'boolean', short: 'h' } } as const;
 const jsonOption = { json: { type: 'boolean' } } as const;

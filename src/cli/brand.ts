@@ -16,13 +16,12 @@ import {
 } from '../orders/request-schemas.js';
 import { brandStatusQuery } from '../workflows/brand-messages.js';
 import { brandWorkflowId } from '../workflows/ids.js';
-import { connectionHelp, parseCommand, required } from './args.js';
+import { actionCommand } from './action-command.js';
+import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import { UsageError } from './errors.js';
-import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
-import { help, printOperationOutcome } from './output.js';
+import { fieldsFromFlags, readJsonFile } from './input.js';
 import { startOrderCommand } from './start-order.js';
-import { callWorkflow } from './temporal-calls.js';
 
 const registerHelp = `tcr brand register FILE: validate a brand order file and start its workflow (brand/{reference})
 
@@ -61,22 +60,20 @@ Options:
   --json                   print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const brandCorrect: CliCommand = {
+export const brandCorrect: CliCommand = actionCommand({
+  kind: 'brand',
   summary: "correct a brand's fields (and optionally revet)",
   help: correctHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: correctHelp,
-      options: {
-        set: { type: 'string', multiple: true },
-        'set-json': { type: 'string', multiple: true },
-        revet: { type: 'boolean' },
-      },
-      positionals: ['REF', 'FILE?'],
-    });
-    if (parsed === 'help') return help(ctx, correctHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'brand');
-    const file = parsed.positionals[1];
+  options: {
+    set: { type: 'string', multiple: true },
+    'set-json': { type: 'string', multiple: true },
+    revet: { type: 'boolean' },
+  },
+  positionals: ['FILE?'],
+  schema: CorrectBrandRequestSchema,
+  source: (parsed) => parsed.positionals[1] ?? 'correction',
+  input({ positionals, values }) {
+    const file = positionals[1];
     let request: Record<string, unknown> = {};
     if (file) {
       const raw = readJsonFile(file);
@@ -85,20 +82,18 @@ export const brandCorrect: CliCommand = {
           ? { ...(raw as Record<string, unknown>) }
           : { patch: raw };
     }
-    const flags = fieldsFromFlags(parsed.values.set, parsed.values['set-json'], correctHelp);
+    const flags = fieldsFromFlags(values.set, values['set-json'], correctHelp);
     if (Object.keys(flags).length > 0)
       request.patch = { ...((request.patch as Record<string, unknown> | undefined) ?? {}), ...flags };
     if (request.patch === undefined)
       throw new UsageError('give a FILE or at least one --set / --set-json', correctHelp);
-    if (parsed.values.revet) request.revet = true;
-    const valid = validate(CorrectBrandRequestSchema, request, file ?? 'correction');
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(brandWorkflowId(reference), 'correctBrand', () =>
-      correctBrand(client, reference, valid),
-    );
-    return printOperationOutcome(ctx, parsed.values.json, 'corrected', brandWorkflowId(reference), outcome);
+    if (values.revet) request.revet = true;
+    return request;
   },
-};
+  update: 'correctBrand',
+  send: correctBrand,
+  done: 'corrected',
+});
 
 const revetHelp = `tcr brand revet REF: ask the registry to verify the brand again (after a correction)
 
@@ -106,26 +101,15 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const brandRevet: CliCommand = {
+export const brandRevet: CliCommand = actionCommand({
+  kind: 'brand',
   summary: 'revet a brand (identity verification again)',
   help: revetHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, { help: revetHelp, options: {}, positionals: ['REF'] });
-    if (parsed === 'help') return help(ctx, revetHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'brand');
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(brandWorkflowId(reference), 'revet', () =>
-      revetBrand(client, reference),
-    );
-    return printOperationOutcome(
-      ctx,
-      parsed.values.json,
-      'revet requested',
-      brandWorkflowId(reference),
-      outcome,
-    );
-  },
-};
+  options: {},
+  update: 'revet',
+  send: revetBrand,
+  done: 'revet requested',
+});
 
 const appealHelp = `tcr brand appeal REF --category C... --explanation TEXT [--attachment ID...]: appeal an identity result
 
@@ -142,43 +126,33 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const brandAppeal: CliCommand = {
+export const brandAppeal: CliCommand = actionCommand({
+  kind: 'brand',
   summary: "appeal a brand's identity result",
   help: appealHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: appealHelp,
-      options: {
-        category: { type: 'string', multiple: true },
-        attachment: { type: 'string', multiple: true },
-        explanation: { type: 'string' },
-        evp: { type: 'string' },
-        'vetting-id': { type: 'string' },
-      },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, appealHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'brand');
-    const v = parsed.values;
-    if (!v.category?.length) throw new UsageError('--category is required (at least one)', appealHelp);
-    const request = validate(
-      AppealRequestSchema,
-      {
-        appealCategories: v.category,
-        attachmentUuids: v.attachment ?? [],
-        explanation: required(v.explanation, '--explanation', appealHelp),
-        ...(v.evp ? { evpId: v.evp } : {}),
-        ...(v['vetting-id'] ? { vettingId: v['vetting-id'] } : {}),
-      },
-      'appeal',
-    );
-    const client = await ctx.client(v);
-    const outcome = await callWorkflow(brandWorkflowId(reference), 'appeal', () =>
-      appealBrand(client, reference, request),
-    );
-    return printOperationOutcome(ctx, v.json, 'appeal filed', brandWorkflowId(reference), outcome);
+  options: {
+    category: { type: 'string', multiple: true },
+    attachment: { type: 'string', multiple: true },
+    explanation: { type: 'string' },
+    evp: { type: 'string' },
+    'vetting-id': { type: 'string' },
   },
-};
+  schema: AppealRequestSchema,
+  source: 'appeal',
+  input({ values: v }) {
+    if (!v.category?.length) throw new UsageError('--category is required (at least one)', appealHelp);
+    return {
+      appealCategories: v.category,
+      attachmentUuids: v.attachment ?? [],
+      explanation: required(v.explanation, '--explanation', appealHelp),
+      ...(v.evp ? { evpId: v.evp } : {}),
+      ...(v['vetting-id'] ? { vettingId: v['vetting-id'] } : {}),
+    };
+  },
+  update: 'appeal',
+  send: appealBrand,
+  done: 'appeal filed',
+});
 
 const cancelHelp = `tcr brand cancel REF --reason TEXT: stop managing a brand (final; the brand stays at the registry as it is)
 
@@ -187,29 +161,18 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const brandCancel: CliCommand = {
+export const brandCancel: CliCommand = actionCommand({
+  kind: 'brand',
   summary: "cancel a brand's workflow",
   help: cancelHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: cancelHelp,
-      options: { reason: { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, cancelHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'brand');
-    const { reason } = validate(
-      CancelRequestSchema,
-      { reason: required(parsed.values.reason, '--reason', cancelHelp) },
-      'cancel',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(brandWorkflowId(reference), 'cancel', () =>
-      cancelBrand(client, reference, reason),
-    );
-    return printOperationOutcome(ctx, parsed.values.json, 'cancelled', brandWorkflowId(reference), outcome);
-  },
-};
+  options: { reason: { type: 'string' } },
+  schema: CancelRequestSchema,
+  source: 'cancel',
+  input: ({ values }) => ({ reason: required(values.reason, '--reason', cancelHelp) }),
+  update: 'cancel',
+  send: (client, reference, { reason }) => cancelBrand(client, reference, reason),
+  done: 'cancelled',
+});
 
 export const brandCommands = commandGroup('brand', 'register and steer brands', {
   register: brandRegister,

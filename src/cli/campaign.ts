@@ -20,13 +20,12 @@ import {
 } from '../orders/request-schemas.js';
 import { campaignStatusQuery } from '../workflows/campaign-messages.js';
 import { campaignWorkflowId } from '../workflows/ids.js';
-import { connectionHelp, parseCommand, required } from './args.js';
+import { actionCommand } from './action-command.js';
+import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
 import { InputValidationError, UsageError } from './errors.js';
-import { fieldsFromFlags, readJsonFile, referenceOf, validate } from './input.js';
-import { help, printOperationOutcome } from './output.js';
+import { fieldsFromFlags, readJsonFile } from './input.js';
 import { startOrderCommand } from './start-order.js';
-import { callWorkflow } from './temporal-calls.js';
 
 const createHelp = `tcr campaign create FILE: validate a campaign order file and start its workflow (campaign/{reference})
 
@@ -63,18 +62,16 @@ Options:
   --json                   print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const campaignResubmit: CliCommand = {
+export const campaignResubmit: CliCommand = actionCommand({
+  kind: 'campaign',
   summary: 'change a refused or declined campaign and resubmit it',
   help: resubmitHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: resubmitHelp,
-      options: { set: { type: 'string', multiple: true }, 'set-json': { type: 'string', multiple: true } },
-      positionals: ['REF', 'FILE?'],
-    });
-    if (parsed === 'help') return help(ctx, resubmitHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'campaign');
-    const file = parsed.positionals[1];
+  options: { set: { type: 'string', multiple: true }, 'set-json': { type: 'string', multiple: true } },
+  positionals: ['FILE?'],
+  schema: ResubmitRequestSchema,
+  source: (parsed) => parsed.positionals[1] ?? 'resubmit',
+  input({ positionals, values }) {
+    const file = positionals[1];
     let changes: Record<string, unknown> = {};
     if (file) {
       const raw = readJsonFile(file);
@@ -88,23 +85,15 @@ export const campaignResubmit: CliCommand = {
         ]);
       changes = { ...(body as Record<string, unknown>) };
     }
-    Object.assign(changes, fieldsFromFlags(parsed.values.set, parsed.values['set-json'], resubmitHelp));
+    Object.assign(changes, fieldsFromFlags(values.set, values['set-json'], resubmitHelp));
     if (Object.keys(changes).length === 0)
       throw new UsageError('give a FILE or at least one --set / --set-json', resubmitHelp);
-    const request = validate(ResubmitRequestSchema, { changes }, file ?? 'resubmit');
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(campaignWorkflowId(reference), 'resubmit', () =>
-      resubmitCampaign(client, reference, request),
-    );
-    return printOperationOutcome(
-      ctx,
-      parsed.values.json,
-      'resubmitted',
-      campaignWorkflowId(reference),
-      outcome,
-    );
+    return { changes };
   },
-};
+  update: 'resubmit',
+  send: resubmitCampaign,
+  done: 'resubmitted',
+});
 
 const shareHelp = `tcr campaign share REF --partner CNP: share the campaign with another upstream partner (after a decline)
 
@@ -113,29 +102,18 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const campaignShare: CliCommand = {
+export const campaignShare: CliCommand = actionCommand({
+  kind: 'campaign',
   summary: 'share a campaign with another upstream partner',
   help: shareHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: shareHelp,
-      options: { partner: { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, shareHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'campaign');
-    const { upstreamCnpId } = validate(
-      ShareWithRequestSchema,
-      { upstreamCnpId: required(parsed.values.partner, '--partner', shareHelp) },
-      'share',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(campaignWorkflowId(reference), 'shareWith', () =>
-      shareCampaignWith(client, reference, upstreamCnpId),
-    );
-    return printOperationOutcome(ctx, parsed.values.json, 'shared', campaignWorkflowId(reference), outcome);
-  },
-};
+  options: { partner: { type: 'string' } },
+  schema: ShareWithRequestSchema,
+  source: 'share',
+  input: ({ values }) => ({ upstreamCnpId: required(values.partner, '--partner', shareHelp) }),
+  update: 'shareWith',
+  send: (client, reference, { upstreamCnpId }) => shareCampaignWith(client, reference, upstreamCnpId),
+  done: 'shared',
+});
 
 const approveHelp = `tcr campaign approve-fee REF [--by NAME] [--max-fee N]: approve the billed creation of a campaign
 
@@ -147,42 +125,27 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const campaignApproveFee: CliCommand = {
+export const campaignApproveFee: CliCommand = actionCommand({
+  kind: 'campaign',
   summary: "approve a campaign's fee (requireFeeApproval orders)",
   help: approveHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: approveHelp,
-      options: { by: { type: 'string' }, 'max-fee': { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, approveHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'campaign');
-    const by = parsed.values.by ?? ctx.env.USER ?? ctx.env.LOGNAME ?? userInfo().username;
-    const maxFee = parsed.values['max-fee'];
+  options: { by: { type: 'string' }, 'max-fee': { type: 'string' } },
+  schema: ApproveFeeRequestSchema,
+  source: 'approve-fee',
+  input({ values }, ctx) {
+    const by = values.by ?? ctx.env.USER ?? ctx.env.LOGNAME ?? userInfo().username;
+    const maxFee = values['max-fee'];
     if (maxFee !== undefined && !Number.isFinite(Number(maxFee)))
       throw new UsageError(`--max-fee must be a number, got '${maxFee}'`, approveHelp);
-    const request = validate(
-      ApproveFeeRequestSchema,
-      {
-        approvedBy: required(by, '--by', approveHelp),
-        ...(maxFee !== undefined ? { maxMonthlyFee: Number(maxFee) } : {}),
-      },
-      'approve-fee',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(campaignWorkflowId(reference), 'approveFee', () =>
-      approveCampaignFee(client, reference, request),
-    );
-    return printOperationOutcome(
-      ctx,
-      parsed.values.json,
-      'fee approved',
-      campaignWorkflowId(reference),
-      outcome,
-    );
+    return {
+      approvedBy: required(by, '--by', approveHelp),
+      ...(maxFee !== undefined ? { maxMonthlyFee: Number(maxFee) } : {}),
+    };
   },
-};
+  update: 'approveFee',
+  send: approveCampaignFee,
+  done: 'fee approved',
+});
 
 const cancelHelp = `tcr campaign cancel REF --reason TEXT: stop managing a campaign (final; a created campaign stays at the registry)
 
@@ -191,35 +154,18 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const campaignCancel: CliCommand = {
+export const campaignCancel: CliCommand = actionCommand({
+  kind: 'campaign',
   summary: "cancel a campaign's workflow",
   help: cancelHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: cancelHelp,
-      options: { reason: { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, cancelHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'campaign');
-    const { reason } = validate(
-      CampaignCancelRequestSchema,
-      { reason: required(parsed.values.reason, '--reason', cancelHelp) },
-      'cancel',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(campaignWorkflowId(reference), 'cancel', () =>
-      cancelCampaign(client, reference, reason),
-    );
-    return printOperationOutcome(
-      ctx,
-      parsed.values.json,
-      'cancelled',
-      campaignWorkflowId(reference),
-      outcome,
-    );
-  },
-};
+  options: { reason: { type: 'string' } },
+  schema: CampaignCancelRequestSchema,
+  source: 'cancel',
+  input: ({ values }) => ({ reason: required(values.reason, '--reason', cancelHelp) }),
+  update: 'cancel',
+  send: (client, reference, { reason }) => cancelCampaign(client, reference, reason),
+  done: 'cancelled',
+});
 
 const acknowledgeHelp = `tcr campaign acknowledge REF --key KEY: clear a needs-action entry that needs no registry call
 
@@ -231,35 +177,18 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const campaignAcknowledge: CliCommand = {
+export const campaignAcknowledge: CliCommand = actionCommand({
+  kind: 'campaign',
   summary: 'acknowledge a handled suspension or nudge',
   help: acknowledgeHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: acknowledgeHelp,
-      options: { key: { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, acknowledgeHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'campaign');
-    const { key } = validate(
-      AcknowledgeRequestSchema,
-      { key: required(parsed.values.key, '--key', acknowledgeHelp) },
-      'acknowledge',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(campaignWorkflowId(reference), 'acknowledge', () =>
-      acknowledgeCampaignAction(client, reference, key),
-    );
-    return printOperationOutcome(
-      ctx,
-      parsed.values.json,
-      'acknowledged',
-      campaignWorkflowId(reference),
-      outcome,
-    );
-  },
-};
+  options: { key: { type: 'string' } },
+  schema: AcknowledgeRequestSchema,
+  source: 'acknowledge',
+  input: ({ values }) => ({ key: required(values.key, '--key', acknowledgeHelp) }),
+  update: 'acknowledge',
+  send: (client, reference, { key }) => acknowledgeCampaignAction(client, reference, key),
+  done: 'acknowledged',
+});
 
 export const campaignCommands = commandGroup('campaign', 'create and steer campaigns', {
   create: campaignCreate,

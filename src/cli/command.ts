@@ -1,6 +1,8 @@
 /** The shape of a `tcr` command, and command groups (`tcr brand register`, `tcr campaign share`, ...). */
+import { type CommandSpec, type Options, type Parsed, parseCommand } from './args.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './errors.js';
+import { help } from './output.js';
 
 export interface CliCommand {
   /** One line for the command list. */
@@ -9,6 +11,25 @@ export interface CliCommand {
   help: string;
   /** Returns the exit code; throws CliError subclasses for failures. */
   run(argv: string[], ctx: CliContext): Promise<number>;
+}
+
+export interface CommandDefinition<O extends Options> extends CommandSpec<O> {
+  summary: string;
+  /** Runs the parsed command line (`-h/--help` was not given); returns the exit code. */
+  run(parsed: Parsed<O>, ctx: CliContext): Promise<number>;
+}
+
+/** A command whose line is parsed by `spec` (a parse failure is a UsageError, exit 2); `--help` prints its help. */
+export function defineCommand<O extends Options>(definition: CommandDefinition<O>): CliCommand {
+  return {
+    summary: definition.summary,
+    help: definition.help,
+    async run(argv, ctx) {
+      const parsed = parseCommand(argv, definition);
+      if (parsed === 'help') return help(ctx, definition.help);
+      return definition.run(parsed, ctx);
+    },
+  };
 }
 
 export function commandList(commands: Record<string, { summary: string }>, indent = '  '): string {

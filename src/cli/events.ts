@@ -15,11 +15,10 @@ import type { Client } from '@temporalio/client';
 import { withTimeout } from '../common/timeout.js';
 import { type ParkedEventsView, parkedEventsQuery } from '../contracts/parked-events.js';
 import type { RegistryEventDelivery } from '../contracts/signals.js';
-import { connectionHelp, parseCommand, positiveInt } from './args.js';
-import { type CliCommand, commandGroup } from './command.js';
+import { connectionHelp, positiveInt } from './args.js';
+import { type CliCommand, commandGroup, defineCommand } from './command.js';
 import type { CliContext } from './context.js';
 import { CliError, UsageError } from './errors.js';
-import { help } from './output.js';
 import { oneLine } from './printable.js';
 import { table } from './render-status.js';
 
@@ -121,21 +120,17 @@ async function snapshot(client: Client, opts: { all: boolean; limit: number; ing
   return { parked, counters };
 }
 
-export const eventsTail: CliCommand = {
+export const eventsTail: CliCommand = defineCommand({
   summary: 'parked events (Temporal) and the ingress counters (/metrics)',
   help: tailHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: tailHelp,
-      options: {
-        ingress: { type: 'string' },
-        all: { type: 'boolean' },
-        limit: { type: 'string' },
-        follow: { type: 'boolean' },
-        interval: { type: 'string' },
-      },
-    });
-    if (parsed === 'help') return help(ctx, tailHelp);
+  options: {
+    ingress: { type: 'string' },
+    all: { type: 'boolean' },
+    limit: { type: 'string' },
+    follow: { type: 'boolean' },
+    interval: { type: 'string' },
+  },
+  async run(parsed, ctx) {
     const v = parsed.values;
     const ingress = v.ingress ?? ctx.env.TCR_INGRESS_URL;
     if (ingress !== undefined && !/^https?:\/\/[^\s]+$/.test(ingress))
@@ -179,7 +174,7 @@ export const eventsTail: CliCommand = {
     }
     return 0;
   },
-};
+});
 
 function counterChanges(before: Record<string, number> | undefined, after: Record<string, number>) {
   const changed: Record<string, number> = {};

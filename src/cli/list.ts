@@ -10,10 +10,9 @@ import {
 } from '../contracts/search-attributes.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import type { AuditTrail } from '../workflows/entity/audit.js';
-import { connectionHelp, parseCommand, positiveInt } from './args.js';
-import type { CliCommand } from './command.js';
+import { connectionHelp, positiveInt } from './args.js';
+import { type CliCommand, defineCommand } from './command.js';
 import { UsageError } from './errors.js';
-import { help } from './output.js';
 import { table } from './render-status.js';
 
 export interface ListFilter {
@@ -139,24 +138,20 @@ Options:
   --json               print an array of objects
 ${connectionHelp}`;
 
-export const listCommand: CliCommand = {
+export const listCommand: CliCommand = defineCommand({
   summary: 'list brands and campaigns by phase, needs-action, account (search attributes)',
   help: listHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: listHelp,
-      options: {
-        'needs-action': { type: 'boolean' },
-        phase: { type: 'string' },
-        kind: { type: 'string' },
-        account: { type: 'string' },
-        running: { type: 'boolean' },
-        limit: { type: 'string' },
-        'no-status': { type: 'boolean' },
-        'show-query': { type: 'boolean' },
-      },
-    });
-    if (parsed === 'help') return help(ctx, listHelp);
+  options: {
+    'needs-action': { type: 'boolean' },
+    phase: { type: 'string' },
+    kind: { type: 'string' },
+    account: { type: 'string' },
+    running: { type: 'boolean' },
+    limit: { type: 'string' },
+    'no-status': { type: 'boolean' },
+    'show-query': { type: 'boolean' },
+  },
+  async run(parsed, ctx) {
     const v = parsed.values;
     if (v.kind !== undefined && v.kind !== 'brand' && v.kind !== 'campaign')
       throw new UsageError(`--kind must be brand or campaign, got '${v.kind}'`, listHelp);
@@ -196,4 +191,4 @@ export const listCommand: CliCommand = {
     );
     return 0;
   },
-};
+});

@@ -8,11 +8,10 @@
 import { existsSync } from 'node:fs';
 import { readKeyFile, writeKeyFile } from '../codec/key-file.js';
 import { Keyring, KeyringError, keyIdPattern } from '../codec/keyring.js';
-import { parseCommand, required } from './args.js';
-import { type CliCommand, commandGroup } from './command.js';
+import { required } from './args.js';
+import { type CliCommand, commandGroup, defineCommand } from './command.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { help } from './output.js';
 
 const fileHelp = `  --file PATH   the key file (default: TCR_PAYLOAD_KEYS_FILE)
   --id ID       the new key's id (default: k<yyyymmdd>-<random>)
@@ -40,17 +39,13 @@ function keysCommand(
   usage: string,
   apply: (file: string, id: string | undefined, ctx: CliContext) => Keyring,
 ): CliCommand {
-  return {
+  return defineCommand({
     summary,
     help: usage,
-    async run(argv, ctx) {
-      const parsed = parseCommand(argv, {
-        help: usage,
-        options: { file: { type: 'string' }, id: { type: 'string' } },
-        json: true,
-        connection: false,
-      });
-      if (parsed === 'help') return help(ctx, usage);
+    options: { file: { type: 'string' }, id: { type: 'string' } },
+    json: true,
+    connection: false,
+    async run(parsed, ctx) {
       const file = keyFilePath(parsed.values.file, ctx, usage);
       let ring: Keyring;
       try {
@@ -63,7 +58,7 @@ function keysCommand(
       else ctx.io.out(describe(ring));
       return 0;
     },
-  };
+  });
 }
 
 const initHelp = `tcr payload-keys init: create a key file with one new key (mode 0600); refuses to overwrite one

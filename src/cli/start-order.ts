@@ -2,11 +2,10 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { withTimeout } from '../common/timeout.js';
-import { parseCommand } from './args.js';
-import type { CliCommand } from './command.js';
+import { type CliCommand, defineCommand } from './command.js';
 import { type CliFieldError, InputValidationError } from './errors.js';
 import { readJsonFile } from './input.js';
-import { help, printStarted, runIdOf } from './output.js';
+import { printStarted, runIdOf } from './output.js';
 import type { AnyStatus } from './render-status.js';
 import { callWorkflow, workflowExists } from './temporal-calls.js';
 
@@ -35,16 +34,12 @@ export interface OrderKind<Order extends { reference: string }, Status extends A
 export function startOrderCommand<Order extends { reference: string }, Status extends AnyStatus>(
   kind: OrderKind<Order, Status>,
 ): CliCommand {
-  return {
+  return defineCommand({
     summary: kind.summary,
     help: kind.help,
-    async run(argv, ctx) {
-      const parsed = parseCommand(argv, {
-        help: kind.help,
-        options: { 'task-queue': { type: 'string' } },
-        positionals: ['FILE'],
-      });
-      if (parsed === 'help') return help(ctx, kind.help);
+    options: { 'task-queue': { type: 'string' } },
+    positionals: ['FILE'],
+    async run(parsed, ctx) {
       const file = parsed.positionals[0]!;
       const raw = readJsonFile(file);
       let order: Order;
@@ -75,5 +70,5 @@ export function startOrderCommand<Order extends { reference: string }, Status ex
         status,
       });
     },
-  };
+  });
 }

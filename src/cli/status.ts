@@ -7,11 +7,10 @@ import { brandStatusQuery } from '../workflows/brand-messages.js';
 import type { BrandStatus } from '../workflows/brand-types.js';
 import { campaignStatusQuery } from '../workflows/campaign-messages.js';
 import type { CampaignStatus } from '../workflows/campaign-types.js';
-import { connectionHelp, parseCommand, positiveInt } from './args.js';
-import type { CliCommand } from './command.js';
+import { connectionHelp, positiveInt } from './args.js';
+import { type CliCommand, defineCommand } from './command.js';
 import { CliError, NotFoundError } from './errors.js';
 import { renderParked } from './events.js';
-import { help } from './output.js';
 import { renderStatus } from './render-status.js';
 import { callWorkflow, workflowExists } from './temporal-calls.js';
 
@@ -35,16 +34,12 @@ export function candidateWorkflowIds(id: string): string[] {
   return [brandWorkflowId(id), campaignWorkflowId(id)];
 }
 
-export const statusCommand: CliCommand = {
+export const statusCommand: CliCommand = defineCommand({
   summary: "show a brand's or campaign's status (readable, or --json)",
   help: statusHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: statusHelp,
-      options: { audit: { type: 'string' } },
-      positionals: ['ID'],
-    });
-    if (parsed === 'help') return help(ctx, statusHelp);
+  options: { audit: { type: 'string' } },
+  positionals: ['ID'],
+  async run(parsed, ctx) {
     const id = parsed.positionals[0]!;
     const auditEntries = positiveInt(parsed.values.audit, '--audit', 10, statusHelp);
     const client = await ctx.client(parsed.values);
@@ -86,4 +81,4 @@ export const statusCommand: CliCommand = {
     else ctx.io.out(renderStatus(status, auditEntries));
     return 0;
   },
-};
+});

@@ -4,12 +4,9 @@ import {
   StrictImportVetRequestSchema as ImportVetRequestSchema,
   StrictOrderVetRequestSchema as OrderVetRequestSchema,
 } from '../orders/request-schemas.js';
-import { brandWorkflowId } from '../workflows/ids.js';
-import { connectionHelp, parseCommand, required } from './args.js';
+import { actionCommand } from './action-command.js';
+import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
-import { referenceOf, validate } from './input.js';
-import { help, printOperationOutcome } from './output.js';
-import { callWorkflow } from './temporal-calls.js';
 
 const orderHelp = `tcr vet order REF --evp EVP --class STANDARD|ENHANCED|POLITICAL: order an external vet for a brand
 
@@ -22,32 +19,21 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const vetOrder: CliCommand = {
+export const vetOrder: CliCommand = actionCommand({
+  kind: 'brand',
   summary: 'order an external vet for a brand',
   help: orderHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: orderHelp,
-      options: { evp: { type: 'string' }, class: { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, orderHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'brand');
-    const request = validate(
-      OrderVetRequestSchema,
-      {
-        evpId: required(parsed.values.evp, '--evp', orderHelp),
-        vettingClass: required(parsed.values.class, '--class', orderHelp),
-      },
-      'vet order',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(brandWorkflowId(reference), 'orderVet', () =>
-      orderVet(client, reference, request),
-    );
-    return printOperationOutcome(ctx, parsed.values.json, 'vet ordered', brandWorkflowId(reference), outcome);
-  },
-};
+  options: { evp: { type: 'string' }, class: { type: 'string' } },
+  schema: OrderVetRequestSchema,
+  source: 'vet order',
+  input: ({ values }) => ({
+    evpId: required(values.evp, '--evp', orderHelp),
+    vettingClass: required(values.class, '--class', orderHelp),
+  }),
+  update: 'orderVet',
+  send: orderVet,
+  done: 'vet ordered',
+});
 
 const importHelp = `tcr vet import REF --evp EVP --vetting-id ID [--token T]: import a vet done elsewhere
 
@@ -58,39 +44,22 @@ Options:
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
 
-export const vetImport: CliCommand = {
+export const vetImport: CliCommand = actionCommand({
+  kind: 'brand',
   summary: 'import an existing external vet into a brand',
   help: importHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: importHelp,
-      options: { evp: { type: 'string' }, 'vetting-id': { type: 'string' }, token: { type: 'string' } },
-      positionals: ['REF'],
-    });
-    if (parsed === 'help') return help(ctx, importHelp);
-    const reference = referenceOf(parsed.positionals[0]!, 'brand');
-    const request = validate(
-      ImportVetRequestSchema,
-      {
-        evpId: required(parsed.values.evp, '--evp', importHelp),
-        vettingId: required(parsed.values['vetting-id'], '--vetting-id', importHelp),
-        ...(parsed.values.token ? { vettingToken: parsed.values.token } : {}),
-      },
-      'vet import',
-    );
-    const client = await ctx.client(parsed.values);
-    const outcome = await callWorkflow(brandWorkflowId(reference), 'importVet', () =>
-      importVet(client, reference, request),
-    );
-    return printOperationOutcome(
-      ctx,
-      parsed.values.json,
-      'vet import requested',
-      brandWorkflowId(reference),
-      outcome,
-    );
-  },
-};
+  options: { evp: { type: 'string' }, 'vetting-id': { type: 'string' }, token: { type: 'string' } },
+  schema: ImportVetRequestSchema,
+  source: 'vet import',
+  input: ({ values }) => ({
+    evpId: required(values.evp, '--evp', importHelp),
+    vettingId: required(values['vetting-id'], '--vetting-id', importHelp),
+    ...(values.token ? { vettingToken: values.token } : {}),
+  }),
+  update: 'importVet',
+  send: importVet,
+  done: 'vet import requested',
+});
 
 export const vetCommands = commandGroup('vet', "order or import a brand's external vet", {
   order: vetOrder,

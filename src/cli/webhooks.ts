@@ -17,11 +17,10 @@ import { closeRegistryClients, WEBHOOK_EVENT_CATEGORIES } from '../registry/clie
 import { NotFoundError } from '../registry/errors.js';
 import type { WebhookSubscription } from '../registry/schemas.js';
 import { cliAccounts, cliRegistryClient, describeRegistryFailure } from './accounts.js';
-import { parseCommand, required } from './args.js';
-import { type CliCommand, commandGroup } from './command.js';
+import { required } from './args.js';
+import { type CliCommand, commandGroup, defineCommand } from './command.js';
 import type { CliEnv } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { help } from './output.js';
 import { oneLine } from './printable.js';
 
 const CATEGORY = /^[A-Z][A-Z0-9_]*$/;
@@ -90,21 +89,17 @@ Options:
   --json               print the result as JSON
   -h, --help           this text`;
 
-const subscribeCommand: CliCommand = {
+const subscribeCommand: CliCommand = defineCommand({
   summary: 'subscribe the ingress URL for every event category, storing the secrets for the ingress',
   help: subscribeHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: subscribeHelp,
-      options: {
-        account: { type: 'string' },
-        url: { type: 'string' },
-        category: { type: 'string', multiple: true },
-        'secrets-file': { type: 'string' },
-      },
-      connection: false,
-    });
-    if (parsed === 'help') return help(ctx, subscribeHelp);
+  options: {
+    account: { type: 'string' },
+    url: { type: 'string' },
+    category: { type: 'string', multiple: true },
+    'secrets-file': { type: 'string' },
+  },
+  connection: false,
+  async run(parsed, ctx) {
     const name = required(parsed.values.account, '--account', subscribeHelp);
     const url = checkUrl(
       required(parsed.values.url || ctx.env.TCR_WEBHOOK_URL, '--url', subscribeHelp),
@@ -163,7 +158,7 @@ const subscribeCommand: CliCommand = {
     }
     return missing.length > 0 ? ExitCode.failure : ExitCode.ok;
   },
-};
+});
 
 const listHelp = `tcr webhooks list: the registry's webhook subscriptions of every account
 
@@ -178,16 +173,12 @@ Options:
   --json               print the result as JSON
   -h, --help           this text`;
 
-const listCommand: CliCommand = {
+const listCommand: CliCommand = defineCommand({
   summary: "list the registry's webhook subscriptions",
   help: listHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: listHelp,
-      options: { account: { type: 'string' }, 'secrets-file': { type: 'string' } },
-      connection: false,
-    });
-    if (parsed === 'help') return help(ctx, listHelp);
+  options: { account: { type: 'string' }, 'secrets-file': { type: 'string' } },
+  connection: false,
+  async run(parsed, ctx) {
     const accounts = cliAccounts(ctx.env, parsed.values.account, listHelp);
     const secretsFile = secretsFileOf(parsed.values['secrets-file'], ctx.env);
     const labels = new Set(
@@ -216,7 +207,7 @@ const listCommand: CliCommand = {
     else for (const r of rows) ctx.io.out(subscriptionLine(r));
     return ExitCode.ok;
   },
-};
+});
 
 const unsubscribeHelp = `tcr webhooks unsubscribe: remove an account's webhook subscriptions
 
@@ -233,21 +224,17 @@ Options:
   --json               print the result as JSON
   -h, --help           this text`;
 
-const unsubscribeCommand: CliCommand = {
+const unsubscribeCommand: CliCommand = defineCommand({
   summary: 'remove webhook subscriptions (and their stored secrets)',
   help: unsubscribeHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, {
-      help: unsubscribeHelp,
-      options: {
-        account: { type: 'string' },
-        category: { type: 'string', multiple: true },
-        all: { type: 'boolean' },
-        'secrets-file': { type: 'string' },
-      },
-      connection: false,
-    });
-    if (parsed === 'help') return help(ctx, unsubscribeHelp);
+  options: {
+    account: { type: 'string' },
+    category: { type: 'string', multiple: true },
+    all: { type: 'boolean' },
+    'secrets-file': { type: 'string' },
+  },
+  connection: false,
+  async run(parsed, ctx) {
     const name = required(parsed.values.account, '--account', unsubscribeHelp);
     if (!parsed.values.all && !parsed.values.category?.length)
       throw new UsageError('name the categories (--category C ...) or give --all', unsubscribeHelp);
@@ -278,7 +265,7 @@ const unsubscribeCommand: CliCommand = {
     else for (const r of results) ctx.io.out(`${account.name} ${r.category.padEnd(16)} ${r.outcome}`);
     return ExitCode.ok;
   },
-};
+});
 
 /** One subscription as `tcr webhooks list` prints it; the registry's text without control characters. */
 export function subscriptionLine(r: {

@@ -8,11 +8,10 @@ import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/w
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { exitWhenDone, stopOnSignals } from '../workers/process-signals.js';
 import { runWorkersUntilStopped } from '../workers/run-workers.js';
-import { parseCommand } from './args.js';
-import type { CliCommand } from './command.js';
+
+import { type CliCommand, defineCommand } from './command.js';
 import { processIo } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { help } from './output.js';
 
 const workerHelp = `tcr worker: run the workers (workflows on tcr-workflows; registry reads and writes per CSP account)
 
@@ -47,12 +46,12 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const workerCommand: CliCommand = {
+export const workerCommand: CliCommand = defineCommand({
   summary: 'run the workflow and registry workers until Ctrl-C',
   help: workerHelp,
-  async run(argv, ctx) {
-    const parsed = parseCommand(argv, { help: workerHelp, options: {}, json: false });
-    if (parsed === 'help') return help(ctx, workerHelp);
+  options: {},
+  json: false,
+  async run(parsed, ctx) {
     const env = { ...ctx.env };
     if (parsed.values.address) env.TEMPORAL_ADDRESS = parsed.values.address;
     if (parsed.values.namespace) env.TEMPORAL_NAMESPACE = parsed.values.namespace;
@@ -100,4 +99,4 @@ export const workerCommand: CliCommand = {
     if (ownsProcess) exitWhenDone(ExitCode.ok);
     return ExitCode.ok;
   },
-};
+});
