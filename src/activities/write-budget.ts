@@ -13,9 +13,9 @@
 import { Context } from '@temporalio/activity';
 import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { writeBudgetWorkflowId } from '../contracts/ids.js';
-import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   reserveWriteUpdate,
+  WRITE_BUDGET_TASK_QUEUE,
   WRITE_BUDGET_WORKFLOW_TYPE,
   type WriteBudgetRequest,
   type WriteReservation,
@@ -64,7 +64,7 @@ export function writeBudgetSettings(
 export interface WriteBudgetOptions {
   /** Temporal client; default the activity context's. */
   temporalClient?: () => Client;
-  /** Task queue the budget workflow runs on (default `tcr-workflows`). */
+  /** Task queue the budget workflow runs on (default WRITE_BUDGET_TASK_QUEUE). */
   workflowTaskQueue?: string;
   /** Called for each reservation that came too late to be used (metrics, tests). */
   onLate?: (account: string, lateByMs: number) => void;
@@ -134,7 +134,7 @@ export function writeBudgetPermits(
   options: WriteBudgetOptions = {},
 ): WritePermits {
   const temporal = () => options.temporalClient?.() ?? Context.current().client;
-  const taskQueue = options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
+  const taskQueue = options.workflowTaskQueue ?? WRITE_BUDGET_TASK_QUEUE;
   /** Smoothed round trip of a reservation (ms). */
   let roundTrip = settings.leadMs;
   return {

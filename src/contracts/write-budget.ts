@@ -22,8 +22,15 @@
  */
 import { defineUpdate } from '@temporalio/workflow';
 
-/** Workflow type name of the write budget (registered in src/workflows/index.ts). */
+/** Workflow type name of the write budget (src/workflows/budget/index.ts, and src/workflows/index.ts). */
 export const WRITE_BUDGET_WORKFLOW_TYPE = 'writeBudget';
+
+/**
+ * The budget workflows' own task queue, polled by a workflow worker of every worker process: a write
+ * waits for its reservation, so the budget's tasks must not queue behind the entity workflows' (a
+ * burst of new orders put the first reservation 15 s behind them on `tcr-workflows`).
+ */
+export const WRITE_BUDGET_TASK_QUEUE = 'registry-budget';
 
 /** Grants kept per run and carried across continue-as-new: the largest `limit` a request may ask for. */
 export const MAX_WRITE_LIMIT = 200;

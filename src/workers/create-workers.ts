@@ -1,6 +1,7 @@
 /**
- * Builds every worker a process runs: the workflow worker on `tcr-workflows`, and per CSP account one
- * reads and one writes activity worker on `registry-reads/{account}` / `registry-writes/{account}`.
+ * Builds every worker a process runs: the workflow worker on `tcr-workflows`, the write budgets'
+ * workflow worker on `registry-budget`, and per CSP account one reads and one writes activity worker
+ * on `registry-reads/{account}` / `registry-writes/{account}`.
  *
  * Reads: `maxTaskQueueActivitiesPerSecond` = the account's GETs per second, enforced by the server per
  * task queue, so it holds across every worker process.
@@ -45,6 +46,7 @@ import {
   registryWritesTaskQueue,
   WORKFLOW_TASK_QUEUE,
 } from '../contracts/task-queues.js';
+import { WRITE_BUDGET_TASK_QUEUE } from '../contracts/write-budget.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 
@@ -61,11 +63,17 @@ export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
  */
 export const WRITE_ACTIVITIES_PER_ACCOUNT = 5;
 
-/** The workflows module to bundle: the build's .js, or the .ts source when running from src (tests). */
-export const workflowsPath = ((): string => {
-  const built = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
-  return existsSync(built) ? built : fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
-})();
+/** A workflows module to bundle: the build's .js, or the .ts source when running from src (tests). */
+function workflowsModule(path: string): string {
+  const built = fileURLToPath(new URL(`../workflows/${path}.js`, import.meta.url));
+  return existsSync(built) ? built : fileURLToPath(new URL(`../workflows/${path}.ts`, import.meta.url));
+}
+
+/** The workflows module of `tcr-workflows`. */
+export const workflowsPath = workflowsModule('index');
+
+/** The write budget's workflows module, for its own task queue (WRITE_BUDGET_TASK_QUEUE). */
+export const budgetWorkflowsPath = workflowsModule('budget/index');
 
 export interface CreateWorkersOptions {
   /** An existing connection (tests); otherwise one is opened from `config.temporal`. */
@@ -206,6 +214,14 @@ export async function createWorkers(
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
     });
+    // The accounts' write budgets, on their own queue (a test's full bundle holds the workflow too).
+    if (config.accounts.length > 0)
+      await create({
+        taskQueue: WRITE_BUDGET_TASK_QUEUE,
+        ...(options.workflowBundle
+          ? { workflowBundle: options.workflowBundle }
+          : { workflowsPath: budgetWorkflowsPath }),
+      });
     for (const account of config.accounts) {
       // The real activities heartbeat while they run (the stubs set a heartbeat timeout), so a worker
       // that dies mid-call is noticed in seconds. Test overrides are taken as given.
@@ -223,7 +239,6 @@ export async function createWorkers(
               ...createCampaignWriteActivities(resolve),
             },
             writeBudgetSettings(budget.writesPer10Seconds),
-            options.workflowTaskQueue ? { workflowTaskQueue: options.workflowTaskQueue } : {},
           ),
         ),
       };

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
+import { WRITE_BUDGET_TASK_QUEUE } from '../../src/contracts/write-budget.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import {
   createWorkers,
@@ -57,6 +58,7 @@ describe('createWorkers', () => {
       const backstop = REGISTRY_WRITES_PER_SECOND * 10;
       expect(queues).toEqual([
         [WORKFLOW_TASK_QUEUE, undefined],
+        [WRITE_BUDGET_TASK_QUEUE, undefined],
         ['registry-reads/alpha', REGISTRY_READS_PER_SECOND],
         ['registry-writes/alpha', backstop],
         ['registry-reads/beta', REGISTRY_READS_PER_SECOND],
@@ -88,10 +90,10 @@ describe('createWorkers', () => {
       workflowTaskQueue: `tcr-workflows-${randomUUID()}`,
     });
     const run = first.run();
-    expect(first.workers.map((w) => w.getState())).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+    expect(first.workers.map((w) => w.getState())).toEqual(['RUNNING', 'RUNNING', 'RUNNING', 'RUNNING']);
     await first.shutdown();
     await run;
-    expect(first.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED']);
+    expect(first.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED', 'STOPPED']);
     await first.shutdown(); // idempotent
     // The connection was given, not owned: still usable by new workers.
     const second = await createWorkers(config, { connection: env.nativeConnection, workflowBundle: bundle });
@@ -177,7 +179,7 @@ describe('createWorkers', () => {
     const options = { connection: env.nativeConnection, workflowBundle: bundle, workflowTaskQueue };
     const idle = await createWorkers(config, options);
     await Promise.all([idle.shutdown(), idle.shutdown()]);
-    expect(idle.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED']);
+    expect(idle.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED', 'STOPPED']);
     const again = await createWorkers(config, options);
     const run = again.run();
     await again.shutdown();
