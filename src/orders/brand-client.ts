@@ -3,8 +3,7 @@
  * Uses a Temporal `Client`; the workflow is referenced by name and type only, so importing this
  * module pulls no workflow code into the caller.
  */
-import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { brandWorkflow } from '../workflows/brand/workflow.js';
 import type { BrandOperationOutcome } from '../workflows/brand-definitions.js';
 import {
@@ -23,9 +22,8 @@ import {
 import type { BrandPhase, BrandStatus } from '../workflows/brand-types.js';
 import { brandWorkflowId } from '../workflows/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
-import { WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
-import { parseRequest } from './operator-requests.js';
+import { entityOrders } from './order-client.js';
 import {
   StrictAppealRequestSchema,
   StrictCancelRequestSchema,
@@ -43,12 +41,19 @@ export interface StartedBrandOrder {
   started: boolean;
 }
 
+const brands = entityOrders<typeof brandWorkflow, BrandStatus>({
+  workflowType: 'brandWorkflow',
+  workflowId: brandWorkflowId,
+  statusQuery: brandStatusQuery,
+});
+
 /**
  * Validates `order` (throws OrderValidationError with every field error, starting nothing) and
  * starts `brand/{reference}`. Starting the same order again returns the existing workflow: the
  * workflow id is the reference (conflict policy USE_EXISTING). A workflow that failed or was
  * terminated can be ordered again (reuse policy ALLOW_DUPLICATE_FAILED_ONLY); registration is
  * idempotent by referenceId at the registry, so the new run adopts the brand without a second fee.
+ * A completed one (deleted, cancelled) stays closed: its handle is returned.
  */
 export async function startBrandOrder(
   client: Client,
@@ -56,88 +61,79 @@ export async function startBrandOrder(
   opts: StartBrandOrderOptions = {},
 ): Promise<StartedBrandOrder> {
   const parsed = parseBrandOrder(order);
-  const workflowId = brandWorkflowId(parsed.reference);
-  try {
-    const handle = await client.workflow.start<typeof brandWorkflow>('brandWorkflow', {
-      workflowId,
-      taskQueue: opts.taskQueue ?? WORKFLOW_TASK_QUEUE,
-      args: [
-        {
-          reference: parsed.reference,
-          account: parsed.account,
-          registration: parsed.registration,
-          ...(opts.workflowOptions ? { options: opts.workflowOptions } : {}),
-        },
-      ],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      // A brand whose workflow failed or was terminated can be ordered again: the new run finds the
-      // registry's brand by referenceId and adopts it (no second registration). A completed one
-      // (deleted, cancelled) stays closed: its handle is returned.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: BrandReferenceKey, value: parsed.reference },
-        { key: AccountKey, value: parsed.account },
-        { key: PhaseKey, value: 'registering' },
-      ]),
-    });
-    return { handle, order: parsed, started: true };
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      return { handle: brandHandle(client, parsed.reference), order: parsed, started: false };
-    throw error;
-  }
+  const { handle, started } = await brands.start(client, {
+    reference: parsed.reference,
+    taskQueue: opts.taskQueue,
+    input: {
+      reference: parsed.reference,
+      account: parsed.account,
+      registration: parsed.registration,
+      ...(opts.workflowOptions ? { options: opts.workflowOptions } : {}),
+    },
+    searchAttributes: [
+      { key: BrandReferenceKey, value: parsed.reference },
+      { key: AccountKey, value: parsed.account },
+      { key: PhaseKey, value: 'registering' },
+    ],
+  });
+  return { handle, order: parsed, started };
 }
 
 export function brandHandle(client: Client, reference: string): BrandWorkflowHandle {
-  return client.workflow.getHandle<typeof brandWorkflow>(brandWorkflowId(reference));
+  return brands.handle(client, reference);
 }
 
 export function getBrandStatus(client: Client, reference: string): Promise<BrandStatus> {
-  return brandHandle(client, reference).query(brandStatusQuery);
+  return brands.status(client, reference);
 }
 
-export async function correctBrand(
+export function correctBrand(
   client: Client,
   reference: string,
   request: CorrectBrandRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('correctBrand request', StrictCorrectBrandRequestSchema, request);
-  return brandHandle(client, reference).executeUpdate(correctBrandUpdate, { args: [valid] });
+  const what = 'correctBrand request';
+  return brands.update(client, reference, correctBrandUpdate, what, StrictCorrectBrandRequestSchema, request);
 }
 export function revetBrand(client: Client, reference: string): Promise<BrandOperationOutcome> {
-  return brandHandle(client, reference).executeUpdate(revetUpdate);
+  return brands.handle(client, reference).executeUpdate(revetUpdate);
 }
-export async function appealBrand(
+export function appealBrand(
   client: Client,
   reference: string,
   request: AppealRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('appeal', StrictAppealRequestSchema, request);
-  return brandHandle(client, reference).executeUpdate(appealUpdate, { args: [valid] });
+  return brands.update(client, reference, appealUpdate, 'appeal', StrictAppealRequestSchema, request);
 }
-export async function orderVet(
+export function orderVet(
   client: Client,
   reference: string,
   request: OrderVetRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('vet order', StrictOrderVetRequestSchema, request);
-  return brandHandle(client, reference).executeUpdate(orderVetUpdate, { args: [valid] });
+  return brands.update(client, reference, orderVetUpdate, 'vet order', StrictOrderVetRequestSchema, request);
 }
-export async function importVet(
+export function importVet(
   client: Client,
   reference: string,
   request: ImportVetRequest,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('vet import', StrictImportVetRequestSchema, request);
-  return brandHandle(client, reference).executeUpdate(importVetUpdate, { args: [valid] });
+  return brands.update(
+    client,
+    reference,
+    importVetUpdate,
+    'vet import',
+    StrictImportVetRequestSchema,
+    request,
+  );
 }
-export async function cancelBrand(
+export function cancelBrand(
   client: Client,
   reference: string,
   reason: string,
 ): Promise<BrandOperationOutcome> {
-  const valid = parseRequest('cancel request', StrictCancelRequestSchema, { reason });
-  return brandHandle(client, reference).executeUpdate(cancelUpdate, { args: [valid] });
+  return brands.update(client, reference, cancelUpdate, 'cancel request', StrictCancelRequestSchema, {
+    reason,
+  });
 }
 
 /**

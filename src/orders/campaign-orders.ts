@@ -3,8 +3,7 @@
  * before any workflow starts), start, steer (typed wrappers of the Updates), query and wait.
  * Uses a Temporal `Client`; the workflow is referenced by name and type only.
  */
-import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
 import { ReferenceIdSchema } from '../registry/schemas.js';
@@ -29,8 +28,8 @@ import type {
 } from '../workflows/campaign-types.js';
 import { campaignWorkflowId } from '../workflows/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
-import { accountNamePattern, WORKFLOW_TASK_QUEUE } from '../workflows/task-queues.js';
-import { parseRequest } from './operator-requests.js';
+import { accountNamePattern } from '../workflows/task-queues.js';
+import { entityOrders } from './order-client.js';
 import {
   StrictAcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema,
@@ -105,6 +104,12 @@ export interface StartedCampaignOrder {
   started: boolean;
 }
 
+const campaigns = entityOrders<typeof campaignWorkflow, CampaignStatus>({
+  workflowType: 'campaignWorkflow',
+  workflowId: campaignWorkflowId,
+  statusQuery: campaignStatusQuery,
+});
+
 /**
  * Validates `order` (throws CampaignOrderValidationError naming every bad field, starting nothing)
  * and starts `campaign/{reference}`. Starting the same order again returns the running workflow
@@ -119,85 +124,80 @@ export async function startCampaignOrder(
   opts: StartCampaignOrderOptions = {},
 ): Promise<StartedCampaignOrder> {
   const parsed = parseCampaignOrder(order);
-  const workflowId = campaignWorkflowId(parsed.reference);
-  try {
-    const handle = await client.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
-      workflowId,
-      taskQueue: opts.taskQueue ?? WORKFLOW_TASK_QUEUE,
-      args: [
-        {
-          reference: parsed.reference,
-          account: parsed.account,
-          brandReference: parsed.brandReference,
-          upstreamCnpId: parsed.upstreamCnpId,
-          requireFeeApproval: parsed.requireFeeApproval,
-          campaign: parsed.campaign,
-          ...(opts.workflowOptions ? { options: opts.workflowOptions } : {}),
-        },
-      ],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: BrandReferenceKey, value: parsed.brandReference },
-        { key: AccountKey, value: parsed.account },
-        { key: PhaseKey, value: 'awaiting-brand' },
-      ]),
-    });
-    return { handle, order: parsed, started: true };
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      return { handle: campaignHandle(client, parsed.reference), order: parsed, started: false };
-    throw error;
-  }
+  const { handle, started } = await campaigns.start(client, {
+    reference: parsed.reference,
+    taskQueue: opts.taskQueue,
+    input: {
+      reference: parsed.reference,
+      account: parsed.account,
+      brandReference: parsed.brandReference,
+      upstreamCnpId: parsed.upstreamCnpId,
+      requireFeeApproval: parsed.requireFeeApproval,
+      campaign: parsed.campaign,
+      ...(opts.workflowOptions ? { options: opts.workflowOptions } : {}),
+    },
+    searchAttributes: [
+      { key: BrandReferenceKey, value: parsed.brandReference },
+      { key: AccountKey, value: parsed.account },
+      { key: PhaseKey, value: 'awaiting-brand' },
+    ],
+  });
+  return { handle, order: parsed, started };
 }
 
 export function campaignHandle(client: Client, reference: string): CampaignWorkflowHandle {
-  return client.workflow.getHandle<typeof campaignWorkflow>(campaignWorkflowId(reference));
+  return campaigns.handle(client, reference);
 }
 
 export function getCampaignStatus(client: Client, reference: string): Promise<CampaignStatus> {
-  return campaignHandle(client, reference).query(campaignStatusQuery);
+  return campaigns.status(client, reference);
 }
 
-export async function approveCampaignFee(
+export function approveCampaignFee(
   client: Client,
   reference: string,
   request: ApproveFeeRequest,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('approveFee request', StrictApproveFeeRequestSchema, request);
-  return campaignHandle(client, reference).executeUpdate(approveFeeUpdate, { args: [valid] });
+  const what = 'approveFee request';
+  return campaigns.update(client, reference, approveFeeUpdate, what, StrictApproveFeeRequestSchema, request);
 }
-export async function resubmitCampaign(
+export function resubmitCampaign(
   client: Client,
   reference: string,
   request: ResubmitRequest,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('resubmit request', StrictResubmitRequestSchema, request);
-  return campaignHandle(client, reference).executeUpdate(resubmitUpdate, { args: [valid] });
+  const what = 'resubmit request';
+  return campaigns.update(client, reference, resubmitUpdate, what, StrictResubmitRequestSchema, request);
 }
-export async function shareCampaignWith(
+export function shareCampaignWith(
   client: Client,
   reference: string,
   upstreamCnpId: string,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('shareWith request', StrictShareWithRequestSchema, { upstreamCnpId });
-  return campaignHandle(client, reference).executeUpdate(shareWithUpdate, { args: [valid] });
+  const what = 'shareWith request';
+  return campaigns.update(client, reference, shareWithUpdate, what, StrictShareWithRequestSchema, {
+    upstreamCnpId,
+  });
 }
-export async function cancelCampaign(
+export function cancelCampaign(
   client: Client,
   reference: string,
   reason: string,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('cancel request', StrictCampaignCancelRequestSchema, { reason });
-  return campaignHandle(client, reference).executeUpdate(cancelCampaignUpdate, { args: [valid] });
+  const what = 'cancel request';
+  return campaigns.update(client, reference, cancelCampaignUpdate, what, StrictCampaignCancelRequestSchema, {
+    reason,
+  });
 }
-export async function acknowledgeCampaignAction(
+export function acknowledgeCampaignAction(
   client: Client,
   reference: string,
   key: string,
 ): Promise<CampaignOperationOutcome> {
-  const valid = parseRequest('acknowledge request', StrictAcknowledgeRequestSchema, { key });
-  return campaignHandle(client, reference).executeUpdate(acknowledgeUpdate, { args: [valid] });
+  const what = 'acknowledge request';
+  return campaigns.update(client, reference, acknowledgeUpdate, what, StrictAcknowledgeRequestSchema, {
+    key,
+  });
 }
 
 /**
