@@ -147,7 +147,13 @@ describe.skipIf(!enabled)('production-shaped cluster', () => {
       const lost = [...byDelivery]
         .filter(([, outcomes]) => !outcomes.includes('DELIVERED'))
         .map(([id, o]) => `${id}: ${o.join(',')}`);
-      const retried = log.filter((d) => d.outcome === 'RETRY' || d.outcome === 'NETWORK_RETRY').length;
+      const retries = log.filter((d) => d.outcome === 'RETRY' || d.outcome === 'NETWORK_RETRY');
+      /** Why each retried attempt failed: the HTTP status nginx answered, or the network error. */
+      const retryReasons: Record<string, number> = {};
+      for (const d of retries) {
+        const reason = d.status !== null ? `HTTP ${d.status}` : (d.error ?? 'network');
+        retryReasons[reason] = (retryReasons[reason] ?? 0) + 1;
+      }
 
       // Fees: exactly one per order's campaign, and per example campaign that was created (the fee
       // approval example is never created: none).
@@ -174,7 +180,8 @@ describe.skipIf(!enabled)('production-shaped cluster', () => {
         webhooks: {
           deliveries: byDelivery.size,
           delivered: log.filter((d) => d.outcome === 'DELIVERED').length,
-          retried,
+          retried: retries.length,
+          retryReasons,
           lost: lost.length,
         },
         failedWorkflows: failed,
