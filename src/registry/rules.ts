@@ -1,9 +1,10 @@
 /**
  * Rules of the spec that workflow code applies as well as the edge: plain functions with no zod, so
  * that a workflow bundle which needs them does not load zod and build every schema for each workflow
- * instance (docs/benchmarks.md, section 3). ./schemas.ts re-exports them.
+ * instance (docs/benchmarks.md, section 3). ./schemas.ts re-exports them; what both need is in
+ * ./rule-types.ts.
  */
-import type { EntityType, UseCaseMap } from './schemas.js';
+import type { EntityType, SubUsecaseLimits } from './rule-types.js';
 
 /**
  * From 21 January 2027 GOVERNMENT brands also go through business-contact verification (spec,
@@ -18,7 +19,7 @@ export function contactVerificationRequired(entityType: EntityType, at: Date): b
 /** Spec, campaign creation rule 2: the sub-use-case count lies between the use case's min and max. */
 export function subUsecaseIssues(
   campaign: { usecase: string; subUsecases?: string[] | undefined },
-  useCases: UseCaseMap,
+  useCases: Readonly<Record<string, SubUsecaseLimits | undefined>>,
 ): { path: string[]; message: string }[] {
   const useCase = useCases[campaign.usecase];
   if (!useCase) return [{ path: ['usecase'], message: `unknown use case ${campaign.usecase}` }];

@@ -20,18 +20,14 @@ export {
 
 import { referencePattern } from './reference.js';
 import { REQUEST_LIMITS as LIMIT } from './request-limits.js';
+import { EntityTypes } from './rule-types.js';
+
+export { EntityTypes } from './rule-types.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Enumerations the spec lists
 // ---------------------------------------------------------------------------------------------------
 
-export const EntityTypes = [
-  'GOVERNMENT',
-  'NON_PROFIT',
-  'PRIVATE_PROFIT',
-  'PUBLIC_PROFIT',
-  'SOLE_PROPRIETOR',
-] as const;
 export const EntityTypeSchema = z.enum(EntityTypes);
 export type EntityType = z.infer<typeof EntityTypeSchema>;
 
