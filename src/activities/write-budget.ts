@@ -12,6 +12,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { abortReason, abortableSleep as sleep } from '../common/abortable-sleep.js';
 import { writeBudgetWorkflowId } from '../contracts/ids.js';
 import {
   reserveWriteUpdate,
@@ -68,28 +69,6 @@ export interface WriteBudgetOptions {
   workflowTaskQueue?: string;
   /** Called for each reservation that came too late to be used (metrics, tests). */
   onLate?: (account: string, lateByMs: number) => void;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('aborted', 'AbortError');
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortReason(signal));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal as AbortSignal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Attempts of one reservation when the update itself fails (a run ending or continuing as new meanwhile). */

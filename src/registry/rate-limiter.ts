@@ -15,6 +15,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import { abortReason as abortError, abortableSleep as sleep } from '../common/abortable-sleep.js';
 
 export interface RateLimitConfig {
   getsPerSecond: number;
@@ -28,28 +29,6 @@ export interface RateLimitConfig {
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitConfig = { getsPerSecond: 20, writesPer10Seconds: 20 };
-
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('aborted', 'AbortError');
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal ? abortError(signal) : new Error('aborted'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve: () => void = () => undefined;

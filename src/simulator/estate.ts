@@ -5,6 +5,7 @@
  * ids). No webhook is sent, nothing is charged and no job is scheduled for them.
  */
 import { z } from 'zod';
+import { seededRandom } from '../common/seeded-random.js';
 import type { SimContext } from './context.js';
 import { badRequest, ErrorCode } from './errors.js';
 import { type MnoMetadata, mnoMetadataFor } from './mno-rules.js';
@@ -102,18 +103,6 @@ export interface SeedResult {
   lastCampaignId: string | null;
 }
 
-/** mulberry32: small, fast and good enough for fake data. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** The first records take every kind in turn (so any count of at least the kinds has each), then by weight. */
 function chooser<K extends string>(kinds: readonly K[], weights: Record<K, number>, random: () => number) {
   const total = kinds.reduce((sum, k) => sum + weights[k], 0);
@@ -186,7 +175,7 @@ export function seedEstate(ctx: SimContext, cspId: string, input: z.output<typeo
       `seed: ${input.seed} was already seeded into ${cspId}; use another seed or reset`,
       ['seed'],
     );
-  const random = generator(input.seed);
+  const random = seededRandom(input.seed);
   const nowMs = ctx.clock.nowMs();
   const account = ctx.store.account(cspId);
   const states = Object.keys(US_STATES).filter((s) => s.length === 2);

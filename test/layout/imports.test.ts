@@ -18,9 +18,10 @@ const root = join(import.meta.dirname, '..', '..');
 
 /** Bottom → top. Each entry is one layer; the names in it are sibling modules (src/<name>). */
 const LAYERS: readonly (readonly string[])[] = [
-  // The registry client and schemas, logging and metrics, the payload codec, small helpers
-  // (src/common): they know no workflow.
-  ['registry', 'observability', 'codec', 'common'],
+  // Small helpers with no imports of their own (src/common): every layer may use them.
+  ['common'],
+  // The registry client and schemas, logging and metrics, the payload codec: they know no workflow.
+  ['registry', 'observability', 'codec'],
   // Ids, task queues, search attributes, signals, the activity interfaces: what both sides share.
   ['contracts'],
   // Worker and client configuration; the pinned Temporal dev-server build.

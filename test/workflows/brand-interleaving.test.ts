@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/common/seeded-random.js';
 import {
   appealBrand,
   cancelBrand,
@@ -59,18 +60,6 @@ function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
   );
 }
 
-/** mulberry32: a small seeded PRNG, so a seed replays the same schedules. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Action =
   | { kind: 'webhook'; duplicate: boolean; lost: boolean; replayEarlier: boolean }
   | { kind: 'registry-change'; identity: 'VERIFIED' | 'UNVERIFIED'; verifyContact: boolean }
@@ -99,7 +88,7 @@ const faultClasses: FaultClass[] = [
 ];
 
 function makeSchedules(seed: number, count: number): { schedules: Schedule[]; sleepsMinutes: number[] } {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const action = (): Action => {
     const r = random();
