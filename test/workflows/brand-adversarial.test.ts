@@ -42,13 +42,20 @@ import {
 } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
+/**
+ * A time-skipping server per section (each describe calls this first): the Java test server's clock is
+ * global to it, and once (in 1 of about 10 full runs) a section's sleeps ran in real time after the
+ * previous section's faulted workflows ended, so one section's leftovers must not reach the next.
+ */
 let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await timeSkippingEnv();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+function ownTimeSkippingServer() {
+  beforeAll(async () => {
+    env = await timeSkippingEnv();
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+}
 
 /** Tests that loop over every fault class get more than the default 60 s on a loaded machine. */
 const LOOP_TIMEOUT = { timeout: 300_000 };
@@ -97,6 +104,7 @@ async function expectRunning(handle: WorkflowHandle): Promise<void> {
 const pastRetryWindow = () => env.sleep('2 minutes');
 
 describe('registry faults at every call site of the brand loop', () => {
+  ownTimeSkippingServer();
   it(
     'registration (POST /brand/nonBlocking): each fault class shows needs-action, then the brand registers once it clears',
     LOOP_TIMEOUT,
@@ -238,6 +246,7 @@ describe('registry faults at every call site of the brand loop', () => {
 });
 
 describe('registry faults in the vet workflow', () => {
+  ownTimeSkippingServer();
   it(
     'the billed vet order and import: a fault shows in the vet, which orders once when it clears; a 400 rejects it in the registry words',
     LOOP_TIMEOUT,
@@ -286,6 +295,7 @@ describe('registry faults in the vet workflow', () => {
 });
 
 describe('an operator during a total outage', () => {
+  ownTimeSkippingServer();
   it(
     'every registry path answering 401 or 500: a correction is answered failed in the registry words, not left waiting',
     LOOP_TIMEOUT,
@@ -314,6 +324,7 @@ describe('an operator during a total outage', () => {
 });
 
 describe('a 404 ends a brand only when the registry confirms it', () => {
+  ownTimeSkippingServer();
   it('a wrong base URL (404 everywhere, the list too) never deletes: needs-action, then ready when it clears', async () => {
     const fake = new FakeRegistry();
     await withWorkers(env, activities(fake), async (w) => {
@@ -350,6 +361,7 @@ describe('a 404 ends a brand only when the registry confirms it', () => {
 });
 
 describe('one writer per entity', () => {
+  ownTimeSkippingServer();
   it('three operators and a webhook during one reconciliation: registry calls never overlap, every update is answered', async () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
@@ -385,6 +397,7 @@ describe('one writer per entity', () => {
 });
 
 describe('cancel: operator and Temporal, in every phase and during the billed registration', () => {
+  ownTimeSkippingServer();
   it('an operator cancel during registration waits for the write, records the brand, ends cancelled', async () => {
     const fake = new FakeRegistry();
     const held = fake.block('registerBrand');
@@ -493,6 +506,7 @@ describe('cancel: operator and Temporal, in every phase and during the billed re
 });
 
 describe('continue-as-new', () => {
+  ownTimeSkippingServer();
   it('at about 20 events with updates and webhooks pending: nothing lost, no deadlock, every state field carried', async () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
@@ -553,6 +567,7 @@ describe('continue-as-new', () => {
 const deliveryId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` as const;
 
 describe('re-ordering', () => {
+  ownTimeSkippingServer();
   it('a terminated brand can be ordered again: the new run adopts the registry brand, no second registration', async () => {
     const fake = new FakeRegistry();
     await withWorkers(env, activities(fake), async (w) => {
