@@ -1,16 +1,21 @@
 /**
- * Fault drill (c), small: 20% of each event type's webhooks are dropped; every workflow still
- * completes through its reconciliation polls (shortened to 3 s here; product defaults in bench/drills).
+ * Fault drill (c), small: every webhook is dropped (bench/drills drops 20 % at bench size); every order
+ * still completes, with no webhook, and is registered and billed once.
+ *
+ * Open question (issue 23): which wake finishes the campaigns here. The audit records cause `poll` for
+ * some of them, yet the run passes with every reconciliation poll switched off (phasePollDelay returning
+ * undefined), so this drill does not show that polls recover lost webhooks; and with 20 % dropped, how
+ * many orders finished on a poll was timing (0 in one full run), so that count is not asserted.
  */
 import { expect, it } from 'vitest';
 import { webhookDropDrill } from '../../bench/support/drills.js';
 
-it('20% of webhooks dropped: every order completes through polls', async () => {
+it('every webhook dropped: every order still completes, registered and billed once', async () => {
   const n = 5;
   const poll = { initialMs: 3_000, maxMs: 3_000 };
   const figures = await webhookDropDrill({
     n,
-    share: 0.2,
+    share: 1,
     timeoutMs: 60_000,
     bulk: {
       brandWorkflowOptions: { workflowOptions: { pendingPoll: poll } },
@@ -18,8 +23,8 @@ it('20% of webhooks dropped: every order completes through polls', async () => {
     },
   });
   expect(figures.dropped).toBeGreaterThan(0);
-  // The orders whose waking webhook was dropped finished on a reconciliation poll.
-  expect(figures.completedByPoll.count).toBeGreaterThan(0);
+  expect(figures.droppedShare).toBe(1);
+  expect(figures.completedByWebhook.count).toBe(0);
   expect(figures.notCompleted).toEqual([]);
   expect(figures.registryAnomalies).toEqual([]);
   expect(figures.fees).toBe(n);
