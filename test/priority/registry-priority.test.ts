@@ -173,7 +173,7 @@ describe('registry call priorities on one account', () => {
     );
 
     // The order: of the registrations still waiting when the operator's write was queued, none left the
-    // queue after it was queued and before it (at most one already handed to the worker may).
+    // queue after it was queued and before it (at most two already in the worker's hands may).
     const update = opCalls.find((c) => c.activityType === 'updateBrand')!;
     const waiting = bulkRegistrations.filter((c) => c.startedAt! > update.scheduledAt);
     const ahead = waiting.filter((c) => c.startedAt! < update.startedAt!);
@@ -186,7 +186,10 @@ describe('registry call priorities on one account', () => {
     // would start before it, so two are enough for the check below to fail. How many are still waiting
     // depends on how fast this machine scheduled the backlog (2 writes/s drain it), so no more is asked.
     expect(waiting.length).toBeGreaterThanOrEqual(2);
-    expect(ahead.length).toBeLessThanOrEqual(1);
+    // A FIFO queue starts every waiting order first (ahead = waiting). With priority, the operator's
+    // write goes next but for tasks already in hand: the writes worker's one outstanding poll and a
+    // slot freed at that moment (2 seen once in a full run).
+    expect(ahead.length).toBeLessThanOrEqual(Math.min(2, waiting.length - 1));
 
     // Priorities as recorded: orders 3, the operator's write 1, the webhook's read 2.
     expect(new Set(bulkRegistrations.map((c) => c.priorityKey))).toEqual(

@@ -181,7 +181,12 @@ describe('the local stack', () => {
     expect(s.examples?.submitted).toHaveLength(10);
     expect(await waitForEndStates(s, 120_000)).toEqual(expected);
 
-    const acme = await getBrandStatus(s.client, 'acme-widgets');
+    // acme-widgets is ready once VERIFIED; its vet's result (VETTED_VERIFIED) may come after that.
+    let acme = await getBrandStatus(s.client, 'acme-widgets');
+    for (let i = 0; i < 60 && acme.identityStatus !== 'VETTED_VERIFIED'; i++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      acme = await getBrandStatus(s.client, 'acme-widgets');
+    }
     expect(acme.identityStatus).toBe('VETTED_VERIFIED');
     expect(acme.vets.map((v) => [v.evpId, v.state])).toEqual([['AEGIS', 'active']]);
     const initech = await getBrandStatus(s.client, 'initech-unverified');
