@@ -181,9 +181,13 @@ describe('the local stack', () => {
     expect(s.examples?.submitted).toHaveLength(10);
     expect(await waitForEndStates(s, 120_000)).toEqual(expected);
 
-    // acme-widgets is ready once VERIFIED; its vet's result (VETTED_VERIFIED) may come after that.
+    // acme-widgets is ready once VERIFIED; its vet's result (VETTED_VERIFIED, the vet active) may come
+    // after that, and the brand hears of the identity (its read) and of the vet (the vet workflow's
+    // report) separately.
+    const vetted = (b: { identityStatus?: string; vets: { state: string }[] }) =>
+      b.identityStatus === 'VETTED_VERIFIED' && b.vets.every((v) => v.state === 'active');
     let acme = await getBrandStatus(s.client, 'acme-widgets');
-    for (let i = 0; i < 60 && acme.identityStatus !== 'VETTED_VERIFIED'; i++) {
+    for (let i = 0; i < 60 && !vetted(acme); i++) {
       await new Promise((r) => setTimeout(r, 1_000));
       acme = await getBrandStatus(s.client, 'acme-widgets');
     }
