@@ -5,6 +5,7 @@
 import { getBrandStatus, startBrandOrder } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import type { DeliveryLogEntry } from '../../src/simulator/control-client.js';
+import type { SimulatorDelays } from '../../src/simulator/index.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { type BulkOptions, type BulkRun, registryCensus, startBulk, waitForBulk } from './bulk.js';
 import { isWrite } from './counting-proxy.js';
@@ -314,8 +315,10 @@ export async function webhookDropDrill(opts: {
   share: number;
   timeoutMs: number;
   bulk?: Partial<BulkOptions>;
+  /** The simulator's scenario delays (simulated seconds, at 3600×): long ones outlast a workflow's start run. */
+  delays?: Partial<SimulatorDelays>;
 }): Promise<WebhookDropFigures> {
-  const stack = await startBenchStack({ timeScale: 3600 });
+  const stack = await startBenchStack({ timeScale: 3600, ...(opts.delays ? { delays: opts.delays } : {}) });
   try {
     // Two shares per campaign at most (none here), so per type about n events.
     for (const eventType of BULK_EVENT_TYPES)

@@ -6,6 +6,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CampaignPhase, CampaignStatus } from '../../src/contracts/campaign.js';
 import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
 import {
   acknowledgeCampaignAction,
@@ -48,6 +49,18 @@ afterAll(async () => {
   await bench?.close();
   await env?.teardown();
 });
+
+/** Waits (real time) until the campaign is in `phase` with its loop waiting (its run over: the status says what for). */
+async function waitForIdleCampaign(reference: string, phase: CampaignPhase): Promise<CampaignStatus> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const status = await getCampaignStatus(env.client, reference).catch(() => undefined);
+    if (status?.phase === phase && status.waitingFor !== undefined) return status;
+    if (Date.now() > deadline)
+      throw new Error(`campaign ${reference} not idle in ${phase}: ${JSON.stringify(status?.waitingFor)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 async function readyBrand(): Promise<{ brandReference: string; brandId: string }> {
   const brandReference = uniqueRef('brand');
@@ -265,13 +278,19 @@ describe('campaign lifecycle', () => {
 
   it('lost webhooks: the reconciliation poll finds the acceptance; duplicated webhooks act once', async () => {
     const { reference, handle } = await order();
-    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    // Idle in share-pending: the start run has ended and the loop waits for a wake. Accepted
+    // any earlier, the start run's own read of the sharing record could find the acceptance.
+    const pending = await waitForIdleCampaign(reference, 'share-pending');
     const campaignId = pending.campaignId!;
+    // Every step of the start run is audited as the start's (checking → creating → sharing → share-pending).
+    const startRun = pending.audit.entries.filter((e) => e.event === 'phase');
+    expect(startRun.map((e) => e.to)).toContain('share-pending');
+    expect(new Set(startRun.map((e) => e.cause))).toEqual(new Set(['start']));
     await bench.control.acceptShare(campaignId); // SINCH is a DCA: accepted means DCA complete too
     // No webhook at all: the next poll (1 minute) reads the sharing record and the MNO registration.
     await env.sleep(2 * MINUTE);
     const running = await waitForCampaignPhase(env.client, reference, 'running', 20_000);
-    expect(running.audit.entries.some((e) => e.to === 'running' && e.cause === 'poll')).toBe(true);
+    expect(running.audit.entries.find((e) => e.to === 'running')?.cause).toBe('poll');
 
     const event = {
       eventType: 'CAMPAIGN_NUDGE',

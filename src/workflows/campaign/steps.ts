@@ -335,11 +335,10 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
   const advance = async (cause: AuditCause, stopFor: () => boolean): Promise<void> => {
     for (let i = 0; i < MAX_STEPS; i++) {
       const before = status.phase;
-      await step(i === 0 ? cause : stepCause(cause));
+      await step(cause);
       if (final() || guarded.faulted || status.phase === before || stopFor()) return;
     }
   };
-  const stepCause = (cause: AuditCause): AuditCause => (cause === 'start' ? 'poll' : cause);
 
   const reconcile = (cause: WakeCause | 'start') => advance(cause, () => queue.hasPending);
 
