@@ -21,6 +21,7 @@ import {
   type WriteBudgetRequest,
   type WriteReservation,
 } from '../contracts/write-budget.js';
+import { publishWriteBudgetEvent } from '../observability/write-budget-metrics.js';
 import { type WritePermits, withWritePermits } from '../registry/rate-limiter.js';
 
 export interface WriteBudgetSettings {
@@ -145,7 +146,12 @@ export function writeBudgetPermits(
         const wait = at - Date.now();
         if (wait > 0) await sleep(wait, signal);
         const late = Date.now() - at;
-        if (late <= settings.lateMs) return;
+        const event = { account, limit: settings.limit, waitedMs: at - asked };
+        if (late <= settings.lateMs) {
+          publishWriteBudgetEvent({ ...event, late: false });
+          return;
+        }
+        publishWriteBudgetEvent({ ...event, late: true });
         options.onLate?.(account, late);
         unused = at;
       }

@@ -10,6 +10,7 @@ import type { Logger as TemporalLogger } from '@temporalio/common';
 import type { RuntimeOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import type { PinoLevel } from './logger.js';
+import { WRITE_BUDGET_WAIT_BUCKETS } from './write-budget-metrics.js';
 
 export const DEFAULT_WORKER_METRICS_ADDRESS = '127.0.0.1:9464';
 
@@ -55,6 +56,7 @@ const PHASE_TIME_BUCKETS = [
 export const BUSINESS_HISTOGRAM_BUCKETS: Record<string, number[]> = {
   tcr_time_to_ready_seconds: PHASE_TIME_BUCKETS,
   tcr_time_to_running_seconds: PHASE_TIME_BUCKETS,
+  tcr_write_budget_wait_seconds: WRITE_BUDGET_WAIT_BUCKETS,
 };
 
 const bindAddressPattern = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;

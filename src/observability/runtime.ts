@@ -9,6 +9,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { createLogger, pinoTemporalLogger } from './logger.js';
 import { runtimeTelemetryOptions, workerObservabilityFromEnv } from './metrics.js';
 import { observeRegistryAnswers } from './registry-answers.js';
+import { observeWriteBudget } from './write-budget-metrics.js';
 
 export interface InstalledWorkerRuntime {
   logger: PinoLogger;
@@ -36,8 +37,9 @@ export function installWorkerRuntime(
     return { logger, prometheusBindAddress: undefined, installed: false };
   }
   if (obs.prometheusBindAddress) {
-    // tcr_registry_answers_total & co. on the same endpoint (the workflows' tcr_ metrics need nothing).
+    // tcr_registry_answers_total, tcr_write_budget_* & co. on the same endpoint (the workflows' tcr_ metrics need nothing).
     observeRegistryAnswers(Runtime.instance().metricMeter);
+    observeWriteBudget(Runtime.instance().metricMeter);
     logger.info(
       { metrics: `http://${obs.prometheusBindAddress}/metrics` },
       'worker metrics exporter listening',

@@ -12,6 +12,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   observeRegistryAnswers,
+  observeWriteBudget,
   registryEndpointTemplate,
   runtimeTelemetryOptions,
 } from '../../src/observability/index.js';
@@ -97,6 +98,7 @@ describe('business metrics on the worker Prometheus endpoint', () => {
   let harness: SimulatorHarness;
   let metricsUrl: string;
   let stopObserving: () => void;
+  let stopObservingBudget: () => void;
 
   beforeAll(async () => {
     // A Runtime that serves Prometheus metrics replaces the quiet one (its exporter on a probed
@@ -106,6 +108,7 @@ describe('business metrics on the worker Prometheus endpoint', () => {
       logger: new DefaultLogger('WARN'),
     }));
     stopObserving = observeRegistryAnswers(Runtime.instance().metricMeter);
+    stopObservingBudget = observeWriteBudget(Runtime.instance().metricMeter);
     env = await timeSkippingEnv();
     harness = await startTestSimulator();
   });
@@ -121,6 +124,7 @@ describe('business metrics on the worker Prometheus endpoint', () => {
 
   afterAll(async () => {
     stopObserving?.();
+    stopObservingBudget?.();
     await harness?.sim.close();
     await env?.teardown();
   });
@@ -136,18 +140,22 @@ describe('business metrics on the worker Prometheus endpoint', () => {
       count: 1,
       retryAfterSeconds: 1,
     });
-    const brandId = await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
-      track(handle);
-      const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
-      expect(stuck.needsAction.map((a) => a.key)).toContain('identity');
-      const corrected = await correctBrand(env.client, reference, {
-        patch: { companyName: 'Acme Widgets Inc' },
-        revet: true,
-      });
-      expect(corrected).toMatchObject({ outcome: 'done', phase: 'ready' });
-      return stuck.brandId as string;
-    });
+    const { brandId, account } = await withSimulatorWorkers(
+      env,
+      harness.sim,
+      async ({ taskQueue, account, track }) => {
+        const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
+        track(handle);
+        const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+        expect(stuck.needsAction.map((a) => a.key)).toContain('identity');
+        const corrected = await correctBrand(env.client, reference, {
+          patch: { companyName: 'Acme Widgets Inc' },
+          revet: true,
+        });
+        expect(corrected).toMatchObject({ outcome: 'done', phase: 'ready' });
+        return { brandId: stuck.brandId as string, account };
+      },
+    );
 
     const { samples, tcr, shown } = await scrape();
 
@@ -205,6 +213,20 @@ describe('business metrics on the worker Prometheus endpoint', () => {
       having(tcr, 'tcr_billable_creates_total', { what: 'brand-registration' }).map((s) => s.value),
       shown,
     ).toEqual([1]);
+
+    // The account's write budget: every write sent on a reservation (the registration, the
+    // correction's update and the revet), the waits, and the limit to divide by.
+    const budgetWrites = having(tcr, 'tcr_write_budget_writes_total', { account }).map((s) => s.value);
+    expect(budgetWrites.length, shown).toBe(1);
+    expect(budgetWrites[0]).toBeGreaterThanOrEqual(3);
+    expect(
+      having(tcr, 'tcr_write_budget_wait_seconds_count', { account }).map((s) => s.value),
+      shown,
+    ).toEqual(budgetWrites);
+    expect(
+      having(tcr, 'tcr_write_budget_limit', { account }).map((s) => s.value),
+      shown,
+    ).toEqual([20]);
 
     // No label value anywhere carries personal data or an id.
     expect([reference, brandId, brand.ein, brand.email].every((v) => typeof v === 'string' && v !== '')).toBe(
