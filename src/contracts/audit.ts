@@ -7,6 +7,9 @@
 /** Why something happened: ... 'workflow' = another of the product's workflows told us (a hint, re-read). */
 export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer' | 'workflow';
 
+/** Why a workflow woke up (every cause but 'start'), and the cause recorded in the audit trail. */
+export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer' | 'workflow';
+
 export interface AuditEntry {
   /** Workflow time, ISO 8601. */
   at: string;

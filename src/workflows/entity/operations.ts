@@ -12,9 +12,12 @@
  * object, carried across continue-as-new with everything else.
  */
 import { CancellationScope, condition } from '@temporalio/workflow';
+import type { OperationOutcome, OperationOutcomeKind } from '../../contracts/operations.js';
 import type { AuditCause } from './audit.js';
-import type { RegistryErrorEntry } from './registry-failure.js';
 import type { Wakeup } from './wait.js';
+
+/** What an update returns: the contract of src/contracts/operations.ts. */
+export type { OperationOutcome, OperationOutcomeKind } from '../../contracts/operations.js';
 
 export interface QueuedOperation<K extends string = string> {
   id: number;
@@ -23,29 +26,6 @@ export interface QueuedOperation<K extends string = string> {
   cause: AuditCause;
   /** Workflow time it was enqueued (ISO). */
   at: string;
-}
-
-export type OperationOutcomeKind =
-  /** Done as asked. */
-  | 'done'
-  /** The registry (or a rule of the workflow) refused it; `detail` says why. Nothing changed. */
-  | 'refused'
-  /** A registry fault (401, 5xx, …) stopped it; the status shows needs-action. Safe to ask again. */
-  | 'failed'
-  /** The entity was cancelled before the operation ran. */
-  | 'cancelled';
-
-/** What an update returns: small, so each operator action adds little to history. */
-export interface OperationOutcome<P extends string = string> {
-  id: number;
-  operation: string;
-  outcome: OperationOutcomeKind;
-  /** The entity's phase once the operation ran. */
-  phase: P;
-  detail?: string;
-  registryErrors?: RegistryErrorEntry[];
-  /** Registry ids the operation learned or created (brandId, campaignId, vettingId, vet seq). */
-  ids?: Record<string, string>;
 }
 
 export interface OperationQueueState {

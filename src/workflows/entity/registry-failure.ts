@@ -22,6 +22,7 @@
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import type { RegistryFailureDetails } from '../../contracts/activity-types.js';
+import type { RegistryErrorEntry } from '../../contracts/operations.js';
 
 export type RegistryFailureClass =
   | 'rejected'
@@ -34,11 +35,8 @@ export type RegistryFailureClass =
   | 'unparsable'
   | 'configuration';
 
-export interface RegistryErrorEntry {
-  code?: number | string;
-  description: string;
-  fields: string[];
-}
+/** One error entry of a refusal, as outcomes and needs-action show it (src/contracts/operations.ts). */
+export type { RegistryErrorEntry };
 
 /** A registry call that did not succeed, as the workflow keeps and shows it. */
 export interface RegistryFailure {

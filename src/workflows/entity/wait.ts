@@ -7,17 +7,11 @@
  * Deterministic: only `condition` and workflow time (`Date.now()` in workflow code).
  */
 import { condition } from '@temporalio/workflow';
+import type { WakeCause } from '../../contracts/audit.js';
+import type { BackoffSchedule } from '../../contracts/backoff.js';
 
-/** Why a workflow woke up, and the cause recorded in the audit trail. */
-export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer' | 'workflow';
-
-/** Poll delays growing from `initialMs` by `factor` up to `maxMs` (e.g. 1 min doubling to 1 h). */
-export interface BackoffSchedule {
-  initialMs: number;
-  maxMs: number;
-  /** Default 2. */
-  factor?: number;
-}
+/** Why a workflow woke up (src/contracts/audit.ts); a poll schedule (src/contracts/backoff.ts). */
+export type { BackoffSchedule, WakeCause };
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
