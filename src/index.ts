@@ -27,6 +27,78 @@ export {
 // The order system's Temporal client, connected as the worker, the ingress and tcr connect
 // (TEMPORAL_* and temporal.toml through @temporalio/envconfig) with the product's data converter.
 export { connectOrderClient, type OrderClient, type OrderClientOptions } from './config/order-client.js';
+// Workflow contracts (src/contracts): type names, signatures, inputs, status and outcome types.
+export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './contracts/audit.js';
+export type {
+  BrandPhase,
+  BrandResult,
+  BrandStatus,
+  BrandWorkflow,
+  BrandWorkflowInput,
+  BrandWorkflowOptions,
+  EnhancedVetPolicy,
+  OperatorAction,
+  VetState,
+  VetStatus,
+  WaitingFor,
+} from './contracts/brand.js';
+export { BRAND_WORKFLOW_TYPE, brandStatusQuery, terminalBrandPhases } from './contracts/brand.js';
+export type { BrandOperationOutcome } from './contracts/brand-operations.js';
+// Updates and their requests, and the request schemas the edge parses them with.
+export {
+  type AppealRequest,
+  appealUpdate,
+  type CancelRequest,
+  type CorrectBrandRequest,
+  cancelUpdate,
+  correctBrandUpdate,
+  type ImportVetRequest,
+  importVetUpdate,
+  type OrderVetRequest,
+  orderVetUpdate,
+  revetUpdate,
+} from './contracts/brand-operations.js';
+export {
+  AppealRequestSchema,
+  CancelRequestSchema,
+  CorrectBrandRequestSchema,
+  ImportVetRequestSchema,
+  OrderVetRequestSchema,
+} from './contracts/brand-requests.js';
+export type {
+  CampaignContent,
+  CampaignPhase,
+  CampaignResult,
+  CampaignStatus,
+  CampaignWorkflow,
+  CampaignWorkflowInput,
+  CampaignWorkflowOptions,
+  MnoView,
+  Nudge,
+  ShareAttempt,
+  Suspension,
+} from './contracts/campaign.js';
+export { CAMPAIGN_WORKFLOW_TYPE, campaignStatusQuery, terminalCampaignPhases } from './contracts/campaign.js';
+export {
+  type AcknowledgeRequest,
+  type ApproveFeeRequest,
+  acknowledgeUpdate,
+  approveFeeUpdate,
+  type CampaignCancelRequest,
+  cancelCampaignUpdate,
+  type ResubmitRequest,
+  resubmitUpdate,
+  type ShareWithRequest,
+  shareWithUpdate,
+} from './contracts/campaign-operations.js';
+export {
+  AcknowledgeRequestSchema,
+  ApproveFeeRequestSchema,
+  CampaignCancelRequestSchema,
+  CampaignContentSchema,
+  ResubmitRequestSchema,
+  ShareWithRequestSchema,
+} from './contracts/campaign-requests.js';
 // Ids, task queues, search attributes.
 export {
   brandWorkflowId,
@@ -38,6 +110,7 @@ export {
   referencePattern,
   vetWorkflowId,
 } from './contracts/ids.js';
+export type { OperationOutcome, OperationOutcomeKind, RegistryErrorEntry } from './contracts/operations.js';
 export { type ParkedEventsView, parkedEventsQuery } from './contracts/parked-events.js';
 export {
   AccountKey,
@@ -101,72 +174,3 @@ export { parseRequest, RequestValidationError } from './orders/operator-requests
 export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './registry/events.js';
 // Registry input types order files are made of.
 export type { BrandRegistration, CampaignCreation } from './registry/schemas.js';
-export type { BrandOperationOutcome } from './workflows/brand-definitions.js';
-// Request schemas and message definitions (the same ones the workflows' update validators use).
-export {
-  type AppealRequest,
-  AppealRequestSchema,
-  appealUpdate,
-  brandStatusQuery,
-  type CancelRequest,
-  CancelRequestSchema,
-  type CorrectBrandRequest,
-  CorrectBrandRequestSchema,
-  cancelUpdate,
-  correctBrandUpdate,
-  type ImportVetRequest,
-  ImportVetRequestSchema,
-  importVetUpdate,
-  type OrderVetRequest,
-  OrderVetRequestSchema,
-  orderVetUpdate,
-  revetUpdate,
-} from './workflows/brand-messages.js';
-export type {
-  BrandPhase,
-  BrandResult,
-  BrandStatus,
-  BrandWorkflowInput,
-  BrandWorkflowOptions,
-  EnhancedVetPolicy,
-  OperatorAction,
-  VetState,
-  VetStatus,
-  WaitingFor,
-} from './workflows/brand-types.js';
-export { terminalBrandPhases } from './workflows/brand-types.js';
-export {
-  type AcknowledgeRequest,
-  AcknowledgeRequestSchema,
-  type ApproveFeeRequest,
-  ApproveFeeRequestSchema,
-  acknowledgeUpdate,
-  approveFeeUpdate,
-  type CampaignCancelRequest,
-  CampaignCancelRequestSchema,
-  CampaignContentSchema,
-  campaignStatusQuery,
-  cancelCampaignUpdate,
-  type ResubmitRequest,
-  ResubmitRequestSchema,
-  resubmitUpdate,
-  type ShareWithRequest,
-  ShareWithRequestSchema,
-  shareWithUpdate,
-} from './workflows/campaign-messages.js';
-export type {
-  CampaignContent,
-  CampaignPhase,
-  CampaignResult,
-  CampaignStatus,
-  CampaignWorkflowInput,
-  CampaignWorkflowOptions,
-  MnoView,
-  Nudge,
-  ShareAttempt,
-  Suspension,
-} from './workflows/campaign-types.js';
-export { terminalCampaignPhases } from './workflows/campaign-types.js';
-// Workflow and status types.
-export type { AuditCause, AuditEntry, AuditSummary, AuditTrail } from './workflows/entity/audit.js';
-export type { OperationOutcome, OperationOutcomeKind } from './workflows/entity/operations.js';

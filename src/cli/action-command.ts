@@ -9,7 +9,7 @@
 import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
-import type { OperationOutcome } from '../workflows/entity/operations.js';
+import type { OperationOutcome } from '../contracts/operations.js';
 import type { Options, Parsed } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
 import type { CliContext, ConnectionFlags } from './context.js';

@@ -1,5 +1,7 @@
 /** `tcr brand register|correct|revet|appeal|cancel`. */
 
+import { brandStatusQuery } from '../contracts/brand.js';
+import { brandWorkflowId } from '../contracts/ids.js';
 import {
   appealBrand,
   brandHandle,
@@ -14,8 +16,6 @@ import {
   StrictCancelRequestSchema as CancelRequestSchema,
   StrictCorrectBrandRequestSchema as CorrectBrandRequestSchema,
 } from '../orders/request-schemas.js';
-import { brandStatusQuery } from '../workflows/brand-messages.js';
-import { brandWorkflowId } from '../workflows/ids.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';

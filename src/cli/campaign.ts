@@ -1,5 +1,7 @@
 /** `tcr campaign create|resubmit|share|approve-fee|cancel|acknowledge`. */
 import { userInfo } from 'node:os';
+import { campaignStatusQuery } from '../contracts/campaign.js';
+import { campaignWorkflowId } from '../contracts/ids.js';
 import {
   acknowledgeCampaignAction,
   approveCampaignFee,
@@ -18,8 +20,6 @@ import {
   StrictResubmitRequestSchema as ResubmitRequestSchema,
   StrictShareWithRequestSchema as ShareWithRequestSchema,
 } from '../orders/request-schemas.js';
-import { campaignStatusQuery } from '../workflows/campaign-messages.js';
-import { campaignWorkflowId } from '../workflows/ids.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';

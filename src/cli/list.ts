@@ -1,6 +1,9 @@
 /** `tcr list`: brand and campaign workflows found by their search attributes (a visibility query). */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { withTimeout } from '../common/timeout.js';
+import type { AuditTrail } from '../contracts/audit.js';
+import { BRAND_WORKFLOW_TYPE } from '../contracts/brand.js';
+import { CAMPAIGN_WORKFLOW_TYPE } from '../contracts/campaign.js';
 import {
   AccountKey,
   BrandIdKey,
@@ -9,7 +12,6 @@ import {
   PhaseKey,
 } from '../contracts/search-attributes.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
-import type { AuditTrail } from '../workflows/entity/audit.js';
 import { connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
 import { UsageError } from './errors.js';
@@ -23,7 +25,7 @@ export interface ListFilter {
   running?: boolean;
 }
 
-export const workflowTypeOf = { brand: 'brandWorkflow', campaign: 'campaignWorkflow' } as const;
+export const workflowTypeOf = { brand: BRAND_WORKFLOW_TYPE, campaign: CAMPAIGN_WORKFLOW_TYPE } as const;
 
 /** The visibility query for a filter. Values are checked before they are quoted, so no quoting escapes. */
 export function buildListQuery(filter: ListFilter): string {

@@ -1,6 +1,6 @@
 /** Printing results of operator actions: a one-line summary, or the whole status with `--json`. */
 
-import type { OperationOutcome } from '../workflows/entity/operations.js';
+import type { OperationOutcome } from '../contracts/operations.js';
 import type { CliContext } from './context.js';
 import { oneLine } from './printable.js';
 import { type AnyStatus, renderStatus, summarizeStatus } from './render-status.js';

@@ -3,9 +3,9 @@
  * waits for and until when, the actions it needs and why, and the last audit entries.
  */
 
-import type { BrandStatus, OperatorAction, WaitingFor } from '../workflows/brand-types.js';
-import type { CampaignStatus } from '../workflows/campaign-types.js';
-import type { AuditTrail } from '../workflows/entity/audit.js';
+import type { AuditTrail } from '../contracts/audit.js';
+import type { BrandStatus, OperatorAction, WaitingFor } from '../contracts/brand.js';
+import type { CampaignStatus } from '../contracts/campaign.js';
 import { oneLine, printable } from './printable.js';
 
 export type AnyStatus = BrandStatus | CampaignStatus;

@@ -1,12 +1,12 @@
 /** `tcr status ID`: a workflow's `status` query, rendered for people or as JSON. */
 
 import { withTimeout } from '../common/timeout.js';
+import type { BrandStatus } from '../contracts/brand.js';
+import { brandStatusQuery } from '../contracts/brand.js';
+import type { CampaignStatus } from '../contracts/campaign.js';
+import { campaignStatusQuery } from '../contracts/campaign.js';
 import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
 import { parkedEventsQuery } from '../contracts/parked-events.js';
-import { brandStatusQuery } from '../workflows/brand-messages.js';
-import type { BrandStatus } from '../workflows/brand-types.js';
-import { campaignStatusQuery } from '../workflows/campaign-messages.js';
-import type { CampaignStatus } from '../workflows/campaign-types.js';
 import { connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
 import { CliError, NotFoundError } from './errors.js';

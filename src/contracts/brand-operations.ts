@@ -1,23 +1,21 @@
 /**
- * Updates, request types, queries and signals of the brand and vet workflows, with no zod at run time:
- * the workflow code imports this module, and ./brand-messages.ts re-exports it next to the request
- * schemas that the edge (src/orders, the CLI) parses with. See ./request-checks.ts for why workflow
- * code stays free of zod.
+ * The brand workflow's updates and the operator requests they take, with no zod at run time: workflow
+ * code imports this module; ./brand-requests.ts holds the request schemas the edge (src/orders, the
+ * CLI) parses with. See src/workflows/request-checks.ts for why workflow code stays free of zod.
  */
-import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { BrandPhase, VetState } from '../contracts/brand.js';
 import type {
   AppealSchema,
   BrandUpdateSchema,
   VetImportSchema,
   VetOrderSchema,
 } from '../registry/schemas.js';
-import type { OperationOutcome } from './entity/operations.js';
-import type { WakeCause } from './entity/wait.js';
+import type { BrandPhase } from './brand.js';
+import type { OperationOutcome } from './operations.js';
 
 /**
- * The operator's requests, as the updates take them. Type-only (no zod at run time); ./brand-messages.ts
+ * The operator's requests, as the updates take them. Type-only (no zod at run time); ./brand-requests.ts
  * holds the schemas the edge parses them with, and checks at compile time that they describe these.
  */
 export interface CorrectBrandRequest {
@@ -44,29 +42,3 @@ export const appealUpdate = defineUpdate<BrandOperationOutcome, [AppealRequest]>
 export const orderVetUpdate = defineUpdate<BrandOperationOutcome, [OrderVetRequest]>('orderVet');
 export const importVetUpdate = defineUpdate<BrandOperationOutcome, [ImportVetRequest]>('importVet');
 export const cancelUpdate = defineUpdate<BrandOperationOutcome, [CancelRequest]>('cancel');
-
-export { brandStatusQuery } from '../contracts/brand.js';
-
-/** Sent by a vet workflow to its brand workflow (by workflow id, so it reaches the current run). */
-export interface VetProgress {
-  seq: number;
-  state: VetState;
-  cause: WakeCause | 'start';
-  vettingId?: string;
-  vettingClass?: string;
-  score?: number;
-  reasons?: string[];
-  vettedDate?: string;
-  deadline?: string;
-  detail?: string;
-}
-export const vetProgressSignal = defineSignal<[VetProgress]>('vetProgress');
-
-/**
- * Sent by the brand workflow to its vets when the brand is cancelled: the vet ends `cancelled`. (A
- * signal, not a Temporal cancellation request: the vet finishes an order in flight and reports it.)
- */
-export interface StopVet {
-  reason: string;
-}
-export const stopVetSignal = defineSignal<[StopVet]>('stopVet');

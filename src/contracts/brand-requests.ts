@@ -1,8 +1,8 @@
 /**
  * Operator requests of the brand workflow: the zod schemas the edge parses them with (src/orders and
- * the CLI parse before they send, so a bad request never reaches the workflow), and the updates,
- * queries and signals themselves, re-exported from ./brand-definitions.ts. Workflow code imports the
- * definitions and ./request-checks.ts, never this module: see request-checks.ts for why.
+ * the CLI parse before they send, so a bad request never reaches the workflow). The request types and
+ * the updates are ./brand-operations.ts. Workflow code imports those and src/workflows/request-checks.ts,
+ * never this module: see request-checks.ts for why.
  */
 import { z } from 'zod';
 import { AppealSchema, BrandUpdateSchema, VetImportSchema, VetOrderSchema } from '../registry/schemas.js';
@@ -12,7 +12,7 @@ import type {
   CorrectBrandRequest,
   ImportVetRequest,
   OrderVetRequest,
-} from './brand-definitions.js';
+} from './brand-operations.js';
 
 export const CorrectBrandRequestSchema = z.object({
   patch: BrandUpdateSchema,
@@ -28,7 +28,7 @@ export const ImportVetRequestSchema = VetImportSchema;
 
 export const CancelRequestSchema = z.object({ reason: z.string().min(1).max(1000) });
 
-/** Each schema describes exactly its request type (./brand-definitions.ts): a drift fails to compile. */
+/** Each schema describes exactly its request type (./brand-operations.ts): a drift fails to compile. */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const _requestSchemasMatch: [
   Same<z.input<typeof CorrectBrandRequestSchema>, CorrectBrandRequest>,
@@ -37,5 +37,3 @@ const _requestSchemasMatch: [
   Same<z.input<typeof ImportVetRequestSchema>, ImportVetRequest>,
   Same<z.input<typeof CancelRequestSchema>, CancelRequest>,
 ] = [true, true, true, true, true];
-
-export * from './brand-definitions.js';

@@ -1,11 +1,70 @@
 /**
- * The brand workflow's contract with its callers: its phases, its status (the `status` query) and the
- * query itself. The campaign activities, the order client and the CLI read a brand through these; the
- * workflow (src/workflows/brand) answers with them. Zod-free and type-only apart from the query
+ * The brand workflow's contract with its callers: its type name, input, options and result, its
+ * phases, its status (the `status` query) and the query itself. The campaign activities, the order
+ * client and the CLI start and read a brand through these; the workflow (src/workflows/brand) answers
+ * with them. Its updates are ./brand-operations.ts. Zod-free and type-only apart from the query
  * definition, so workflow code may import it.
  */
 import { defineQuery } from '@temporalio/workflow';
+import type { BrandRegistration } from '../registry/schemas.js';
 import type { AuditTrail } from './audit.js';
+import type { BackoffSchedule } from './backoff.js';
+import type { RegistryErrorEntry } from './operations.js';
+
+/** The brand workflow's registered name (src/workflows/index.ts checks that it exports it). */
+export const BRAND_WORKFLOW_TYPE = 'brandWorkflow';
+
+export interface EnhancedVetPolicy {
+  /** A STANDARD vet scoring below this orders an ENHANCED vet. */
+  belowScore: number;
+  /** Provider for the ENHANCED vet. */
+  evpId: string;
+}
+
+export interface BrandWorkflowOptions {
+  /** Reconciliation poll of a settled brand (default 6 h). */
+  steadyPollMs?: number;
+  /** Poll schedule while a change is expected (default 1 min doubling to 1 h). */
+  pendingPoll?: BackoffSchedule;
+  /** Vet result window (default 48 h, the spec's limit). */
+  vetResultWindowMs?: number;
+  /** Extra time after the window before a vet is declared timed out (default 2 h). */
+  vetGraceMs?: number;
+  /** Poll schedule of a vet (default 1 min doubling to 1 h). */
+  vetPoll?: BackoffSchedule;
+  enhancedVetPolicy?: EnhancedVetPolicy;
+  /** Continue-as-new when history reaches this many events (default 10 000; lowered in tests). */
+  continueAsNewAtHistoryLength?: number;
+  auditLimit?: number;
+  dedupeLimit?: number;
+}
+
+/**
+ * What a brand workflow is started with. (A continue-as-new run also carries the workflow's state,
+ * which only the workflow knows: src/workflows/brand/state.ts, `BrandRunInput`.)
+ */
+export interface BrandWorkflowInput {
+  reference: string;
+  account: string;
+  /**
+   * Registration fields (`referenceId` equals `reference`): required at start. A continue-as-new input
+   * never carries them at the top level; the carried state holds them until the brand is registered,
+   * then they are dropped (personal data).
+   */
+  registration?: BrandRegistration;
+  options?: BrandWorkflowOptions;
+}
+
+export interface BrandResult {
+  phase: BrandPhase;
+  brandId?: string;
+  /** True when the registry holds a brand registered for this reference (its fee, if any, is charged). */
+  registered: boolean;
+  status: BrandStatus;
+}
+
+/** The brand workflow's signature, for typed handles (`WorkflowHandle<BrandWorkflow>`). */
+export type BrandWorkflow = (input: BrandWorkflowInput) => Promise<BrandResult>;
 
 export type BrandPhase =
   | 'registering'
@@ -65,7 +124,7 @@ export interface OperatorAction {
   action: string;
   reason: string;
   since: string;
-  registryErrors?: { code?: number | string; description: string; fields: string[] }[];
+  registryErrors?: RegistryErrorEntry[];
 }
 
 export interface WaitingFor {

@@ -1,17 +1,17 @@
 /**
- * Updates, request types and the status query of the campaign workflow, with no zod at run time: the
- * workflow code imports this module, and ./campaign-messages.ts re-exports it next to the request
- * schemas the edge parses with.
+ * The campaign workflow's updates and the operator requests they take, with no zod at run time:
+ * workflow code imports this module; ./campaign-requests.ts holds the request schemas the edge parses
+ * with.
  */
 import { defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
-import type { CampaignPhase } from '../contracts/campaign.js';
 import type { CampaignUpdateSchema } from '../registry/schemas.js';
-import type { OperationOutcome } from './entity/operations.js';
+import type { CampaignPhase } from './campaign.js';
+import type { OperationOutcome } from './operations.js';
 
 /**
  * The operator's requests, as the updates take them. Type-only (no zod at run time);
- * ./campaign-messages.ts holds the schemas the edge parses them with, and checks at compile time that
+ * ./campaign-requests.ts holds the schemas the edge parses them with, and checks at compile time that
  * they describe these.
  */
 export interface ApproveFeeRequest {
@@ -47,5 +47,3 @@ export const shareWithUpdate = defineUpdate<CampaignOperationOutcome, [ShareWith
 export const cancelCampaignUpdate = defineUpdate<CampaignOperationOutcome, [CampaignCancelRequest]>('cancel');
 /** Clears a needs-action entry that needs no registry call (a suspension or nudge the operator has handled). */
 export const acknowledgeUpdate = defineUpdate<CampaignOperationOutcome, [AcknowledgeRequest]>('acknowledge');
-
-export { campaignStatusQuery } from '../contracts/campaign.js';

@@ -1,8 +1,8 @@
 /**
- * Operator requests of the campaign workflow: the zod schemas the edge (src/orders, the CLI) parses
- * them with before it sends the update, and the updates and query, re-exported from
- * ./campaign-definitions.ts. Workflow code imports the definitions and ./request-checks.ts, never
- * this module (see request-checks.ts).
+ * Operator requests of the campaign workflow, and the campaign fields of an order: the zod schemas the
+ * edge (src/orders, the CLI) parses them with before it sends the update or starts the workflow. The
+ * request types and the updates are ./campaign-operations.ts. Workflow code imports those and
+ * src/workflows/request-checks.ts, never this module (see request-checks.ts).
  */
 import { z } from 'zod';
 import { CampaignCreationSchema, CampaignUpdateSchema } from '../registry/schemas.js';
@@ -12,7 +12,7 @@ import type {
   CampaignCancelRequest,
   ResubmitRequest,
   ShareWithRequest,
-} from './campaign-definitions.js';
+} from './campaign-operations.js';
 
 /** The campaign fields of an order (CampaignCreationSchema minus brandId and referenceId). */
 export const CampaignContentSchema = CampaignCreationSchema.omit({ brandId: true, referenceId: true });
@@ -34,7 +34,7 @@ export const CampaignCancelRequestSchema = z.object({ reason: z.string().min(1).
 
 export const AcknowledgeRequestSchema = z.object({ key: z.string().min(1).max(200) });
 
-/** Each schema describes exactly its request type (./campaign-definitions.ts): a drift fails to compile. */
+/** Each schema describes exactly its request type (./campaign-operations.ts): a drift fails to compile. */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const _requestSchemasMatch: [
   Same<z.input<typeof ApproveFeeRequestSchema>, ApproveFeeRequest>,
@@ -43,5 +43,3 @@ const _requestSchemasMatch: [
   Same<z.input<typeof CampaignCancelRequestSchema>, CampaignCancelRequest>,
   Same<z.input<typeof AcknowledgeRequestSchema>, AcknowledgeRequest>,
 ] = [true, true, true, true, true];
-
-export * from './campaign-definitions.js';

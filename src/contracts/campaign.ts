@@ -1,12 +1,14 @@
 /**
- * The campaign workflow's contract with its callers: its phases, its status (the `status` query), the
- * campaign fields an order carries, and the query itself. The order client and the CLI read a campaign
- * through these; the workflow (src/workflows/campaign) answers with them. Zod-free and type-only apart
- * from the query definition, so workflow code may import it.
+ * The campaign workflow's contract with its callers: its type name, input, options and result, its
+ * phases, its status (the `status` query), the campaign fields an order carries, and the query itself.
+ * The order client and the CLI start and read a campaign through these; the workflow
+ * (src/workflows/campaign) answers with them. Its updates are ./campaign-operations.ts. Zod-free and
+ * type-only apart from the query definition, so workflow code may import it.
  */
 import { defineQuery } from '@temporalio/workflow';
 import type { CampaignCreation } from '../registry/schemas.js';
 import type { AuditTrail } from './audit.js';
+import type { BackoffSchedule } from './backoff.js';
 import type { OperatorAction, WaitingFor } from './brand.js';
 import type { MnoMetadataRecord } from './campaign-activity-types.js';
 
@@ -122,3 +124,52 @@ export interface CampaignStatus {
 export type CampaignContent = Omit<CampaignCreation, 'brandId' | 'referenceId'>;
 
 export const campaignStatusQuery = defineQuery<CampaignStatus>('status');
+
+/** The campaign workflow's registered name (src/workflows/index.ts checks that it exports it). */
+export const CAMPAIGN_WORKFLOW_TYPE = 'campaignWorkflow';
+
+export interface CampaignWorkflowOptions {
+  /** Poll schedule while waiting for the brand (default 1 min doubling to 1 h). */
+  brandPoll?: BackoffSchedule;
+  /** How long to wait for the brand before raising needs-action (default 7 days; it keeps waiting after). */
+  brandReadyDeadlineMs?: number;
+  /** Poll schedule while a share or DCA decision is pending (default 1 min doubling to 1 h). */
+  pendingPoll?: BackoffSchedule;
+  /** How long a share may stay PENDING (or DCA acceptance outstanding) before needs-action (default 7 days). */
+  decisionDeadlineMs?: number;
+  /** Slow reconciliation of a running campaign: expiry, renewal, suspensions (default 6 h). */
+  steadyPollMs?: number;
+  /** Continue-as-new when history reaches this many events (default 10 000; lowered in tests). */
+  continueAsNewAtHistoryLength?: number;
+  auditLimit?: number;
+  dedupeLimit?: number;
+}
+
+/**
+ * What a campaign workflow is started with. (A continue-as-new run also carries the workflow's state,
+ * which only the workflow knows: src/workflows/campaign/state.ts, `CampaignRunInput`.)
+ */
+export interface CampaignWorkflowInput {
+  reference: string;
+  account: string;
+  brandReference: string;
+  upstreamCnpId: string;
+  requireFeeApproval?: boolean;
+  /**
+   * The campaign fields: required at start. A continue-as-new input never carries them at the top
+   * level; the carried state holds them until the registry has the campaign.
+   */
+  campaign?: CampaignContent;
+  options?: CampaignWorkflowOptions;
+}
+
+export interface CampaignResult {
+  phase: CampaignPhase;
+  campaignId?: string;
+  /** True when the registry holds a campaign created for this reference (its fee is charged). */
+  billed: boolean;
+  status: CampaignStatus;
+}
+
+/** The campaign workflow's signature, for typed handles (`WorkflowHandle<CampaignWorkflow>`). */
+export type CampaignWorkflow = (input: CampaignWorkflowInput) => Promise<CampaignResult>;

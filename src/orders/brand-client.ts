@@ -1,15 +1,15 @@
 /**
  * The order-system API of brand workflows: start, steer (typed wrappers of the Updates), query.
- * Uses a Temporal `Client`; the workflow is referenced by name and type only, so importing this
- * module pulls no workflow code into the caller.
+ * Uses a Temporal `Client`; the workflow is referenced by the name and signature of its contract
+ * (src/contracts/brand.ts) only, so importing this module pulls no workflow code into the caller.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { brandWorkflow } from '../workflows/brand/workflow.js';
-import type { BrandOperationOutcome } from '../workflows/brand-definitions.js';
+import type { BrandPhase, BrandStatus } from '../contracts/brand.js';
+import { BRAND_WORKFLOW_TYPE, type BrandWorkflow, brandStatusQuery } from '../contracts/brand.js';
+import type { BrandOperationOutcome } from '../contracts/brand-operations.js';
 import {
   type AppealRequest,
   appealUpdate,
-  brandStatusQuery,
   type CorrectBrandRequest,
   cancelUpdate,
   correctBrandUpdate,
@@ -18,10 +18,9 @@ import {
   type OrderVetRequest,
   orderVetUpdate,
   revetUpdate,
-} from '../workflows/brand-messages.js';
-import type { BrandPhase, BrandStatus } from '../workflows/brand-types.js';
-import { brandWorkflowId } from '../workflows/ids.js';
-import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
+} from '../contracts/brand-operations.js';
+import { brandWorkflowId } from '../contracts/ids.js';
+import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
 import { entityOrders } from './order-client.js';
 import {
@@ -32,7 +31,7 @@ import {
   StrictOrderVetRequestSchema,
 } from './request-schemas.js';
 
-export type BrandWorkflowHandle = WorkflowHandle<typeof brandWorkflow>;
+export type BrandWorkflowHandle = WorkflowHandle<BrandWorkflow>;
 
 export interface StartedBrandOrder {
   handle: BrandWorkflowHandle;
@@ -41,8 +40,8 @@ export interface StartedBrandOrder {
   started: boolean;
 }
 
-const brands = entityOrders<typeof brandWorkflow, BrandStatus>({
-  workflowType: 'brandWorkflow',
+const brands = entityOrders<BrandWorkflow, BrandStatus>({
+  workflowType: BRAND_WORKFLOW_TYPE,
   workflowId: brandWorkflowId,
   statusQuery: brandStatusQuery,
 });

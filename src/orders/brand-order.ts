@@ -7,6 +7,8 @@
  * field is never dropped without a word. Lists and records are capped (src/registry/request-limits.ts).
  */
 import { z } from 'zod';
+import type { BrandWorkflowOptions } from '../contracts/brand.js';
+import { accountNamePattern } from '../contracts/task-queues.js';
 import {
   describeFieldErrors,
   type FieldError,
@@ -14,8 +16,6 @@ import {
   unknownFieldErrors,
 } from '../registry/field-errors.js';
 import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } from '../registry/schemas.js';
-import type { BrandWorkflowOptions } from '../workflows/brand-types.js';
-import { accountNamePattern } from '../workflows/task-queues.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

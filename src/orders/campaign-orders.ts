@@ -1,34 +1,34 @@
 /**
  * The order-system API of campaign workflows: the campaign order schema (validated at the edge,
  * before any workflow starts), start, steer (typed wrappers of the Updates), query and wait.
- * Uses a Temporal `Client`; the workflow is referenced by name and type only.
+ * Uses a Temporal `Client`; the workflow is referenced by the name and signature of its contract
+ * (src/contracts/campaign.ts) only.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
-import { ReferenceIdSchema } from '../registry/schemas.js';
-import type { campaignWorkflow } from '../workflows/campaign/workflow.js';
-import type { CampaignOperationOutcome } from '../workflows/campaign-definitions.js';
-import {
-  type ApproveFeeRequest,
-  acknowledgeUpdate,
-  approveFeeUpdate,
-  CampaignContentSchema,
-  campaignStatusQuery,
-  cancelCampaignUpdate,
-  type ResubmitRequest,
-  resubmitUpdate,
-  shareWithUpdate,
-} from '../workflows/campaign-messages.js';
 import type {
   CampaignContent,
   CampaignPhase,
   CampaignStatus,
   CampaignWorkflowOptions,
-} from '../workflows/campaign-types.js';
-import { campaignWorkflowId } from '../workflows/ids.js';
-import { AccountKey, BrandReferenceKey, PhaseKey } from '../workflows/search-attributes.js';
-import { accountNamePattern } from '../workflows/task-queues.js';
+} from '../contracts/campaign.js';
+import { CAMPAIGN_WORKFLOW_TYPE, type CampaignWorkflow, campaignStatusQuery } from '../contracts/campaign.js';
+import type { CampaignOperationOutcome } from '../contracts/campaign-operations.js';
+import {
+  type ApproveFeeRequest,
+  acknowledgeUpdate,
+  approveFeeUpdate,
+  cancelCampaignUpdate,
+  type ResubmitRequest,
+  resubmitUpdate,
+  shareWithUpdate,
+} from '../contracts/campaign-operations.js';
+import { CampaignContentSchema } from '../contracts/campaign-requests.js';
+import { campaignWorkflowId } from '../contracts/ids.js';
+import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
+import { accountNamePattern } from '../contracts/task-queues.js';
+import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
+import { ReferenceIdSchema } from '../registry/schemas.js';
 import { entityOrders } from './order-client.js';
 import {
   StrictAcknowledgeRequestSchema,
@@ -92,7 +92,7 @@ export interface StartCampaignOrderOptions {
   workflowOptions?: CampaignWorkflowOptions;
 }
 
-export type CampaignWorkflowHandle = WorkflowHandle<typeof campaignWorkflow>;
+export type CampaignWorkflowHandle = WorkflowHandle<CampaignWorkflow>;
 
 export interface StartedCampaignOrder {
   handle: CampaignWorkflowHandle;
@@ -104,8 +104,8 @@ export interface StartedCampaignOrder {
   started: boolean;
 }
 
-const campaigns = entityOrders<typeof campaignWorkflow, CampaignStatus>({
-  workflowType: 'campaignWorkflow',
+const campaigns = entityOrders<CampaignWorkflow, CampaignStatus>({
+  workflowType: CAMPAIGN_WORKFLOW_TYPE,
   workflowId: campaignWorkflowId,
   statusQuery: campaignStatusQuery,
 });
@@ -239,5 +239,5 @@ export async function waitForCampaignPhase(
   }
 }
 
-export type { CampaignOperationOutcome } from '../workflows/campaign-definitions.js';
-export type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../workflows/campaign-types.js';
+export type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../contracts/campaign.js';
+export type { CampaignOperationOutcome } from '../contracts/campaign-operations.js';

@@ -1,8 +1,8 @@
 /** The order-system API: brand order schema and validation, start / steer / query brand workflows. */
 
-export type { BrandOperationOutcome } from '../workflows/brand-definitions.js';
-export type { BrandPhase, BrandStatus, BrandWorkflowOptions, VetStatus } from '../workflows/brand-types.js';
-export type { OperationOutcome } from '../workflows/entity/operations.js';
+export type { BrandPhase, BrandStatus, BrandWorkflowOptions, VetStatus } from '../contracts/brand.js';
+export type { BrandOperationOutcome } from '../contracts/brand-operations.js';
+export type { OperationOutcome } from '../contracts/operations.js';
 export * from './brand-client.js';
 export * from './brand-order.js';
 export * from './operator-requests.js';

@@ -1,6 +1,6 @@
 /**
  * Operator requests are validated here, at the edge, before the update is sent: the typed API parses
- * each request with its zod schema (./../workflows/brand-messages.ts, campaign-messages.ts) and sends
+ * each request with its zod schema (src/contracts/brand-requests.ts, campaign-requests.ts) and sends
  * the parsed value. Inside the workflow, lighter checks without zod refuse what a raw Temporal client
  * could still send (src/workflows/request-checks.ts). The typed API parses with the strict versions of
  * ./request-schemas.ts: an unknown field is refused by name.

@@ -1,6 +1,6 @@
 /**
- * The operator requests as the typed API parses them: the schemas of ../workflows/brand-messages.ts
- * and campaign-messages.ts made strict, at the top and in a patch (`patch`, `changes`), so an unknown
+ * The operator requests as the typed API parses them: the schemas of ../contracts/brand-requests.ts
+ * and campaign-requests.ts made strict, at the top and in a patch (`patch`, `changes`), so an unknown
  * or misspelled field is refused with its name instead of being dropped. Lists, records and strings
  * carry the caps of src/registry/request-limits.ts through the registry schemas they are built on.
  */
@@ -10,14 +10,14 @@ import {
   CorrectBrandRequestSchema,
   ImportVetRequestSchema,
   OrderVetRequestSchema,
-} from '../workflows/brand-messages.js';
+} from '../contracts/brand-requests.js';
 import {
   AcknowledgeRequestSchema,
   ApproveFeeRequestSchema,
   CampaignCancelRequestSchema,
   ResubmitRequestSchema,
   ShareWithRequestSchema,
-} from '../workflows/campaign-messages.js';
+} from '../contracts/campaign-requests.js';
 
 export const StrictCorrectBrandRequestSchema = CorrectBrandRequestSchema.extend({
   patch: CorrectBrandRequestSchema.shape.patch.strict(),

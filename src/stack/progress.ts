@@ -5,8 +5,8 @@
  */
 import type { Client } from '@temporalio/client';
 import { withTimeout } from '../common/timeout.js';
-import type { BrandStatus } from '../workflows/brand-types.js';
-import type { CampaignStatus } from '../workflows/campaign-types.js';
+import { BRAND_WORKFLOW_TYPE, type BrandStatus } from '../contracts/brand.js';
+import { CAMPAIGN_WORKFLOW_TYPE, type CampaignStatus } from '../contracts/campaign.js';
 import { settleWithin } from './settle.js';
 
 export interface WorkflowProgress {
@@ -40,7 +40,7 @@ function fromBrand(workflowId: string, s: BrandStatus): WorkflowProgress {
     .join(' · ');
   return {
     workflowId,
-    workflowType: 'brandWorkflow',
+    workflowType: BRAND_WORKFLOW_TYPE,
     phase: s.phase,
     ...(s.waitingFor ? { waitingFor: s.waitingFor.what } : {}),
     needsAction: s.needsAction.map((a) => `${a.key}: ${a.action} (${a.reason})`),
@@ -55,7 +55,7 @@ function fromCampaign(workflowId: string, s: CampaignStatus): WorkflowProgress {
     .join(' · ');
   return {
     workflowId,
-    workflowType: 'campaignWorkflow',
+    workflowType: CAMPAIGN_WORKFLOW_TYPE,
     phase: s.phase,
     ...(s.waitingFor ? { waitingFor: s.waitingFor.what } : {}),
     needsAction: s.needsAction.map((a) => `${a.key}: ${a.action} (${a.reason})`),
@@ -136,7 +136,7 @@ export class ProgressWatcher {
       const running = wf.status.name === 'RUNNING';
       const phaseAttr = wf.searchAttributes?.TcrPhase;
       const phase = Array.isArray(phaseAttr) && typeof phaseAttr[0] === 'string' ? phaseAttr[0] : undefined;
-      if (running && (type === 'brandWorkflow' || type === 'campaignWorkflow')) {
+      if (running && (type === BRAND_WORKFLOW_TYPE || type === CAMPAIGN_WORKFLOW_TYPE)) {
         queries.push(
           (async () => {
             const handle = this.#client.workflow.getHandle(wf.workflowId);

@@ -2,8 +2,9 @@
  * Per-MNO views of a campaign from the registry's mnoMetadata (spec, "Campaign MNO metadata"), and
  * the reasons an MNO would not accept the campaign's content. Pure: used in workflow code.
  */
+
+import type { CampaignContent, MnoView } from '../contracts/campaign.js';
 import type { MnoMetadataRecord } from '../contracts/campaign-activity-types.js';
-import type { CampaignContent, MnoView } from './campaign-types.js';
 
 function sampleCount(content: CampaignContent): number {
   return [content.sample1, content.sample2, content.sample3, content.sample4, content.sample5].filter(

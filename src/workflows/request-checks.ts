@@ -2,12 +2,12 @@
  * Checks of operator requests inside the workflows (update validators and handlers), without zod.
  *
  * Operator requests are parsed with their zod schemas at the edge: the typed API (src/orders) and the
- * CLI parse them before they send the update (./brand-messages.ts and ./campaign-messages.ts hold
- * the schemas). Inside the workflow these checks refuse, with the field named, what a raw Temporal
- * client could still send: a missing or mistyped field, an unknown field (at the top or in a patch), an
- * empty patch, a list, record or string over its cap (the caps of src/registry/request-limits.ts, the
- * same the edge schemas use). The registry client validates every request body once more before the
- * call.
+ * CLI parse them before they send the update (src/contracts/brand-requests.ts and
+ * campaign-requests.ts hold the schemas; workflow code imports neither: test/layout/imports.test.ts).
+ * Inside the workflow these checks refuse, with the field named, what a raw Temporal client could still
+ * send: a missing or mistyped field, an unknown field (at the top or in a patch), an empty patch, a
+ * list, record or string over its cap (the caps of src/registry/request-limits.ts, the same the edge
+ * schemas use). The registry client validates every request body once more before the call.
  *
  * Why not zod here: the SDK gives every workflow instance its own copy of the bundle's modules, so a
  * workflow module that imports zod loads zod and builds every registry schema again for each
@@ -15,22 +15,22 @@
  * workflow CPU (docs/benchmarks.md, section 3).
  */
 
-import { unknownFieldErrors } from '../registry/field-errors.js';
-import { REQUEST_LIMITS as LIMIT } from '../registry/request-limits.js';
 import type {
   AppealRequest,
   CancelRequest,
   CorrectBrandRequest,
   ImportVetRequest,
   OrderVetRequest,
-} from './brand-messages.js';
+} from '../contracts/brand-operations.js';
 import type {
   AcknowledgeRequest,
   ApproveFeeRequest,
   CampaignCancelRequest,
   ResubmitRequest,
   ShareWithRequest,
-} from './campaign-messages.js';
+} from '../contracts/campaign-operations.js';
+import { unknownFieldErrors } from '../registry/field-errors.js';
+import { REQUEST_LIMITS as LIMIT } from '../registry/request-limits.js';
 
 type Issues = string[];
 type Json = Record<string, unknown>;

@@ -10,7 +10,7 @@ import { fieldsFromFlags } from '../../src/cli/input.js';
 import { oneLine, printable } from '../../src/cli/printable.js';
 import { renderStatus, summarizeStatus } from '../../src/cli/render-status.js';
 import { subscriptionLine } from '../../src/cli/webhooks.js';
-import type { BrandStatus } from '../../src/workflows/brand-types.js';
+import type { BrandStatus } from '../../src/contracts/brand.js';
 import { emptyAuditTrail } from '../../src/workflows/entity/audit.js';
 import { tcr } from './support.js';
 

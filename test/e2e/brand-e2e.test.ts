@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandStatus } from '../../src/contracts/brand.js';
 import type { RunningIngress } from '../../src/ingress/server.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
-import type { BrandStatus } from '../../src/workflows/brand-types.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import {
   endTrackedWorkflows,

@@ -14,6 +14,8 @@
 import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandResult, BrandStatus, BrandWorkflowOptions } from '../../src/contracts/brand.js';
+import { cancelUpdate, correctBrandUpdate } from '../../src/contracts/brand-operations.js';
 import {
   appealBrand,
   cancelBrand,
@@ -25,8 +27,6 @@ import {
   startBrandOrder,
 } from '../../src/orders/index.js';
 import { initialBrandState } from '../../src/workflows/brand/state.js';
-import { cancelUpdate, correctBrandUpdate } from '../../src/workflows/brand-definitions.js';
-import type { BrandResult, BrandStatus, BrandWorkflowOptions } from '../../src/workflows/brand-types.js';
 import { registryEventSignal } from '../../src/workflows/signals.js';
 import { vetViewQuery } from '../../src/workflows/vet/workflow.js';
 import { FakeRegistry, type FaultClass } from '../fixtures/workflow-fake-registry.js';

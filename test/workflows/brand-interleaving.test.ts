@@ -18,6 +18,7 @@ import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError }
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/common/seeded-random.js';
+import type { BrandPhase, BrandStatus } from '../../src/contracts/brand.js';
 import {
   appealBrand,
   cancelBrand,
@@ -28,7 +29,6 @@ import {
 } from '../../src/orders/index.js';
 import { deriveBrandPhase } from '../../src/workflows/brand/derive.js';
 import { brandPhases } from '../../src/workflows/brand/phases.js';
-import type { BrandPhase, BrandStatus } from '../../src/workflows/brand-types.js';
 import { registryEventSignal } from '../../src/workflows/signals.js';
 import { FakeRegistry, type FaultClass } from '../fixtures/workflow-fake-registry.js';
 import {

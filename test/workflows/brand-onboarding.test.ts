@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appealUpdate, correctBrandUpdate } from '../../src/contracts/brand-operations.js';
 import {
   appealBrand,
   cancelBrand,
@@ -12,7 +13,6 @@ import {
   revetBrand,
   startBrandOrder,
 } from '../../src/orders/index.js';
-import { appealUpdate, correctBrandUpdate } from '../../src/workflows/brand-definitions.js';
 import { registryEventSignal } from '../../src/workflows/signals.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {

@@ -6,6 +6,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandStatus } from '../../src/contracts/brand.js';
 import {
   appealBrand,
   correctBrand,
@@ -13,7 +14,6 @@ import {
   orderVet,
   startBrandOrder,
 } from '../../src/orders/index.js';
-import type { BrandStatus } from '../../src/workflows/brand-types.js';
 import { parkedEventsByReferenceWorkflowId } from '../../src/workflows/ids.js';
 import {
   brandRegistration,

@@ -12,6 +12,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CampaignResult } from '../../src/contracts/campaign.js';
 import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
 import {
   acknowledgeCampaignAction,
@@ -22,7 +23,6 @@ import {
   startCampaignOrder,
   waitForCampaignPhase,
 } from '../../src/orders/campaign-orders.js';
-import type { CampaignResult } from '../../src/workflows/campaign-types.js';
 import {
   type CampaignBench,
   type CampaignCallSite,

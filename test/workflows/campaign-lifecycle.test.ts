@@ -6,7 +6,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CampaignPhase, CampaignStatus } from '../../src/contracts/campaign.js';
+import type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../../src/contracts/campaign.js';
 import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
 import {
   acknowledgeCampaignAction,
@@ -19,7 +19,6 @@ import {
   startCampaignOrder,
   waitForCampaignPhase,
 } from '../../src/orders/campaign-orders.js';
-import type { CampaignWorkflowOptions } from '../../src/workflows/campaign-types.js';
 import {
   type CampaignBench,
   deliver,

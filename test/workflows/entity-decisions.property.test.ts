@@ -17,6 +17,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
+import type { BrandPhase } from '../../src/contracts/brand.js';
 import {
   deriveBrandPhase,
   NOT_FOUND_CONFIRM_MS,
@@ -24,7 +25,6 @@ import {
   vetAction,
 } from '../../src/workflows/brand/derive.js';
 import { brandPhases } from '../../src/workflows/brand/phases.js';
-import type { BrandPhase } from '../../src/workflows/brand-types.js';
 import { campaignPhases } from '../../src/workflows/campaign/phases.js';
 import { guardedPhase, type PhaseTable, refuseUnlessAllowed } from '../../src/workflows/entity/phases.js';
 import {

@@ -6,23 +6,23 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import * as edge from '../../src/orders/request-schemas.js';
-import { REQUEST_LIMITS } from '../../src/registry/request-limits.js';
-import { BrandUpdateSchema, CampaignUpdateSchema } from '../../src/registry/schemas.js';
 import {
   AppealRequestSchema,
   CancelRequestSchema,
   CorrectBrandRequestSchema,
   ImportVetRequestSchema,
   OrderVetRequestSchema,
-} from '../../src/workflows/brand-messages.js';
+} from '../../src/contracts/brand-requests.js';
 import {
   AcknowledgeRequestSchema,
   ApproveFeeRequestSchema,
   CampaignCancelRequestSchema,
   ResubmitRequestSchema,
   ShareWithRequestSchema,
-} from '../../src/workflows/campaign-messages.js';
+} from '../../src/contracts/campaign-requests.js';
+import * as edge from '../../src/orders/request-schemas.js';
+import { REQUEST_LIMITS } from '../../src/registry/request-limits.js';
+import { BrandUpdateSchema, CampaignUpdateSchema } from '../../src/registry/schemas.js';
 import {
   BRAND_PATCH_FIELDS,
   CAMPAIGN_CHANGE_FIELDS,

@@ -11,7 +11,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
-import type { BrandPhase, BrandWorkflowInput } from '../brand-types.js';
+import type { BrandPhase } from '../../contracts/brand.js';
+import { BrandIdKey } from '../../contracts/search-attributes.js';
+import { brandReadySignal } from '../../contracts/signals.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
 import { claimParkedEvents } from '../entity/claim-parked.js';
@@ -21,17 +23,15 @@ import { guardedPhase } from '../entity/phases.js';
 import { GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs } from '../entity/stubs.js';
 import { Wakeup } from '../entity/wait.js';
-import { BrandIdKey } from '../search-attributes.js';
-import { brandReadySignal } from '../signals.js';
 import type { vetWorkflow } from '../vet/workflow.js';
 import { type ActionChange, deriveBrandPhase } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
-import { type BrandState, initialBrandState } from './state.js';
+import { type BrandRunInput, type BrandState, initialBrandState } from './state.js';
 
 /** A first run's input must carry the registration (the order API always sends it). */
 function withRegistration(
-  input: BrandWorkflowInput,
-): BrandWorkflowInput & { registration: NonNullable<BrandWorkflowInput['registration']> } {
+  input: BrandRunInput,
+): BrandRunInput & { registration: NonNullable<BrandRunInput['registration']> } {
   if (!input.registration)
     throw ApplicationFailure.nonRetryable(
       'a brand workflow starts with its registration (BrandWorkflowInput.registration)',
@@ -40,7 +40,7 @@ function withRegistration(
   return { ...input, registration: input.registration };
 }
 
-export function brandContext(input: BrandWorkflowInput) {
+export function brandContext(input: BrandRunInput) {
   const opts = input.options ?? {};
   const registry = registryStubs(input.account);
   const { reads, writes } = registry;

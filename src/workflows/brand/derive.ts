@@ -4,10 +4,10 @@
  */
 
 import type { BrandSnapshot, VetRecord } from '../../contracts/activity-types.js';
+import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../../contracts/brand.js';
+import type { VetProgress } from '../../contracts/vet.js';
 import { contactVerificationRequired } from '../../registry/rules.js';
 import type { EntityType } from '../../registry/schemas.js';
-import type { VetProgress } from '../brand-definitions.js';
-import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../brand-types.js';
 import type { ActionChange } from '../entity/bookkeeping.js';
 import { MINUTE_MS } from '../entity/wait.js';
 

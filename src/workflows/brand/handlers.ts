@@ -4,22 +4,23 @@
  * the loop); the loop runs the operation and the update awaits its outcome.
  */
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import {
-  brandUpdateGroups,
-  groupsOfPatch,
-  nextGroup3UpdateAllowedAt,
-} from '../../registry/brand-update-groups.js';
+import type { BrandPhase, BrandStatus } from '../../contracts/brand.js';
+import { brandStatusQuery } from '../../contracts/brand.js';
 import {
   appealUpdate,
-  brandStatusQuery,
   cancelUpdate,
   correctBrandUpdate,
   importVetUpdate,
   orderVetUpdate,
   revetUpdate,
-  vetProgressSignal,
-} from '../brand-definitions.js';
-import type { BrandPhase, BrandStatus } from '../brand-types.js';
+} from '../../contracts/brand-operations.js';
+import { registryEventSignal, watchBrandReadinessSignal } from '../../contracts/signals.js';
+import { vetProgressSignal } from '../../contracts/vet.js';
+import {
+  brandUpdateGroups,
+  groupsOfPatch,
+  nextGroup3UpdateAllowedAt,
+} from '../../registry/brand-update-groups.js';
 import type { OperationOutcome } from '../entity/operations.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
 import {
@@ -29,7 +30,6 @@ import {
   checkImportVetRequest,
   checkOrderVetRequest,
 } from '../request-checks.js';
-import { registryEventSignal, watchBrandReadinessSignal } from '../signals.js';
 import type { BrandContext } from './context.js';
 import { eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';

@@ -3,16 +3,16 @@
  * order or import a vet, cancel (which stops the brand's vets).
  */
 import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
-import { groupsOfPatch } from '../../registry/brand-update-groups.js';
-import type { BrandUpdate } from '../../registry/schemas.js';
 import type {
   AppealRequest,
   CancelRequest,
   CorrectBrandRequest,
   ImportVetRequest,
   OrderVetRequest,
-} from '../brand-definitions.js';
-import { stopVetSignal } from '../brand-definitions.js';
+} from '../../contracts/brand-operations.js';
+import { stopVetSignal } from '../../contracts/vet.js';
+import { groupsOfPatch } from '../../registry/brand-update-groups.js';
+import type { BrandUpdate } from '../../registry/schemas.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { OperationResult } from '../entity/loop.js';
 import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';

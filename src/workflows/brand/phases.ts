@@ -1,5 +1,5 @@
 /** The brand workflow's phase table (see ../entity/phases.ts). */
-import type { BrandPhase } from '../brand-types.js';
+import type { BrandPhase } from '../../contracts/brand.js';
 import type { PhaseTable } from '../entity/phases.js';
 
 export type BrandOperation = 'correctBrand' | 'revet' | 'appeal' | 'orderVet' | 'importVet' | 'cancel';

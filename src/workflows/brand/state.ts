@@ -4,12 +4,20 @@
  * continue-as-new; a test checks that every field survives one.
  */
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
-import type { BrandStatus } from '../../contracts/brand.js';
+import type { BrandStatus, BrandWorkflowInput } from '../../contracts/brand.js';
 import type { BrandRegistration } from '../../registry/schemas.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
+
+/**
+ * What one run of the workflow is started with: the contract's input (src/contracts/brand.ts), plus,
+ * on a continue-as-new run only, the whole state of the run before.
+ */
+export interface BrandRunInput extends BrandWorkflowInput {
+  carried?: BrandState;
+}
 
 export interface BrandState {
   /** What the `status` query shows. */
@@ -35,7 +43,7 @@ export interface BrandState {
   loop: LoopState;
 }
 
-/** A first run's state, from its input (`BrandWorkflowInput` with its registration). */
+/** A first run's state, from its input (`BrandRunInput` with its registration). */
 export function initialBrandState(input: {
   reference: string;
   account: string;

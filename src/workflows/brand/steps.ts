@@ -5,12 +5,12 @@
  */
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
-import type { VetStatus } from '../brand-types.js';
+import type { VetStatus } from '../../contracts/brand.js';
+import { parkedEventsWorkflowId, vetWorkflowId } from '../../contracts/ids.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
-import { parkedEventsWorkflowId, vetWorkflowId } from '../ids.js';
 import {
   DEFAULT_VET_GRACE_MS,
   DEFAULT_VET_RESULT_WINDOW_MS,

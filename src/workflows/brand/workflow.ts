@@ -23,21 +23,22 @@ import {
   isCancellation,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { BrandResult, BrandWorkflowInput } from '../brand-types.js';
+import type { BrandResult } from '../../contracts/brand.js';
+import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
+import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { runEntityLoop } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS } from '../entity/wait.js';
-import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../ids.js';
-import { AccountKey, BrandReferenceKey } from '../search-attributes.js';
 import { brandContext } from './context.js';
 import { setBrandHandlers } from './handlers.js';
 import { brandOperations } from './operations.js';
 import { brandPhases } from './phases.js';
+import type { BrandRunInput } from './state.js';
 import { brandSteps } from './steps.js';
 
 export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 
-export async function brandWorkflow(input: BrandWorkflowInput): Promise<BrandResult> {
+export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> {
   const ctx = brandContext(input);
   const { opts, registry, state, status, queue, wakeup, dedupe, books, guarded, audit, account } = ctx;
   const { claimParked } = ctx;

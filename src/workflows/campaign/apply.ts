@@ -3,6 +3,8 @@
  * the brand's readiness, a refusal, an MNO suspension. No registry call here except the readiness
  * read the steps share; decisions are ./derive.ts.
  */
+
+import type { ShareAttempt } from '../../contracts/campaign.js';
 import type {
   BrandReadiness,
   CampaignCreatedResult,
@@ -10,7 +12,6 @@ import type {
   SharingSnapshot,
 } from '../../contracts/campaign-activity-types.js';
 import { mnoViews } from '../campaign-mno.js';
-import type { ShareAttempt } from '../campaign-types.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { CallResult } from '../entity/registry-call.js';
 import type { CampaignContext } from './context.js';

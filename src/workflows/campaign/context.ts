@@ -5,7 +5,8 @@
  * by `campaignContext`; ./apply.ts, ./steps.ts, ./operations.ts and ./handlers.ts take it.
  */
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
-import type { CampaignPhase, CampaignWorkflowInput } from '../campaign-types.js';
+import type { CampaignPhase } from '../../contracts/campaign.js';
+import { CampaignIdKey } from '../../contracts/search-attributes.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
 import { claimParkedEvents } from '../entity/claim-parked.js';
@@ -15,18 +16,17 @@ import { guardedPhase } from '../entity/phases.js';
 import { GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, HOUR_MS, Wakeup } from '../entity/wait.js';
-import { CampaignIdKey } from '../search-attributes.js';
 import type { ActionChange } from './derive.js';
 import { type CampaignOperation, campaignPhaseTable } from './phases.js';
-import { type CampaignState, initialCampaignState } from './state.js';
+import { type CampaignRunInput, type CampaignState, initialCampaignState } from './state.js';
 
 export const DEFAULT_BRAND_READY_DEADLINE_MS = 7 * 24 * HOUR_MS;
 export const DEFAULT_DECISION_DEADLINE_MS = 7 * 24 * HOUR_MS;
 
 /** A first run's input must carry the campaign fields (the order API always sends them). */
 function withCampaign(
-  input: CampaignWorkflowInput,
-): CampaignWorkflowInput & { campaign: NonNullable<CampaignWorkflowInput['campaign']> } {
+  input: CampaignRunInput,
+): CampaignRunInput & { campaign: NonNullable<CampaignRunInput['campaign']> } {
   if (!input.campaign)
     throw ApplicationFailure.nonRetryable(
       'a campaign workflow starts with its campaign fields (CampaignWorkflowInput.campaign)',
@@ -35,7 +35,7 @@ function withCampaign(
   return { ...input, campaign: input.campaign };
 }
 
-export function campaignContext(input: CampaignWorkflowInput) {
+export function campaignContext(input: CampaignRunInput) {
   const opts = input.options ?? {};
   const brandPoll = opts.brandPoll ?? DEFAULT_PENDING_POLL;
   const pendingPoll = opts.pendingPoll ?? DEFAULT_PENDING_POLL;

@@ -3,12 +3,13 @@
  * of their own (`now` is passed in). The workflow applies what they return; tests call them directly.
  * Every decision keeps a final phase: a final phase is never left.
  */
+
+import type { CampaignPhase } from '../../contracts/campaign.js';
 import type {
   BrandReadiness,
   CampaignSnapshot,
   SharingSnapshot,
 } from '../../contracts/campaign-activity-types.js';
-import type { CampaignPhase } from '../campaign-types.js';
 import type { ActionChange } from '../entity/bookkeeping.js';
 import { isFinalCampaignPhase } from './phases.js';
 

@@ -4,16 +4,17 @@
  * awaits its outcome.
  */
 import { setHandler } from '@temporalio/workflow';
+import type { CampaignStatus } from '../../contracts/campaign.js';
+import { campaignStatusQuery } from '../../contracts/campaign.js';
 import {
   acknowledgeUpdate,
   approveFeeUpdate,
   type CampaignOperationOutcome,
-  campaignStatusQuery,
   cancelCampaignUpdate,
   resubmitUpdate,
   shareWithUpdate,
-} from '../campaign-definitions.js';
-import type { CampaignStatus } from '../campaign-types.js';
+} from '../../contracts/campaign-operations.js';
+import { brandReadySignal, registryEventSignal } from '../../contracts/signals.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
 import {
   checkAcknowledgeRequest,
@@ -22,7 +23,6 @@ import {
   checkResubmitRequest,
   checkShareWithRequest,
 } from '../request-checks.js';
-import { brandReadySignal, registryEventSignal } from '../signals.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
 import { acknowledgeable } from './derive.js';

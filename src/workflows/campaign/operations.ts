@@ -3,15 +3,16 @@
  * another partner, cancel, acknowledge. Each answers with an OperationResult; the one running is
  * tracked so a Temporal cancellation that interrupts it still answers it.
  */
-import type { CampaignUpdate } from '../../registry/schemas.js';
+
+import type { CampaignContent } from '../../contracts/campaign.js';
 import type {
   AcknowledgeRequest,
   ApproveFeeRequest,
   CampaignCancelRequest,
   ResubmitRequest,
   ShareWithRequest,
-} from '../campaign-definitions.js';
-import type { CampaignContent } from '../campaign-types.js';
+} from '../../contracts/campaign-operations.js';
+import type { CampaignUpdate } from '../../registry/schemas.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { OperationResult } from '../entity/loop.js';
 import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';

@@ -1,5 +1,5 @@
 /** The campaign workflow's phase table (see ../entity/phases.ts). */
-import type { CampaignPhase } from '../campaign-types.js';
+import type { CampaignPhase } from '../../contracts/campaign.js';
 import type { PhaseTable } from '../entity/phases.js';
 
 export type CampaignOperation = 'approveFee' | 'resubmit' | 'shareWith' | 'cancel' | 'acknowledge';

@@ -4,12 +4,20 @@
  * continue-as-new; a test checks that it survives one.
  */
 
-import type { CampaignContent, CampaignStatus } from '../../contracts/campaign.js';
+import type { CampaignContent, CampaignStatus, CampaignWorkflowInput } from '../../contracts/campaign.js';
 import type { CampaignSnapshot, MnoMetadataRecord } from '../../contracts/campaign-activity-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
+
+/**
+ * What one run of the workflow is started with: the contract's input (src/contracts/campaign.ts), plus,
+ * on a continue-as-new run only, the whole state of the run before.
+ */
+export interface CampaignRunInput extends CampaignWorkflowInput {
+  carried?: CampaignState;
+}
 
 export interface CampaignState {
   /** What the `status` query shows. */
@@ -47,7 +55,7 @@ export interface CampaignState {
   loop: LoopState;
 }
 
-/** A first run's state, from its input (`CampaignWorkflowInput` with its campaign fields). */
+/** A first run's state, from its input (`CampaignRunInput` with its campaign fields). */
 export function initialCampaignState(input: {
   reference: string;
   account: string;

@@ -4,16 +4,16 @@
  * a created campaign. `advance` runs steps while the campaign moves on.
  */
 import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import type { CampaignContent } from '../../contracts/campaign.js';
 import type { CampaignCreatedResult } from '../../contracts/campaign-activity-types.js';
+import { brandWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
+import { watchBrandReadinessSignal } from '../../contracts/signals.js';
 import { subUsecaseIssues } from '../../registry/rules.js';
 import { describeMnoRefusals, mnoViews } from '../campaign-mno.js';
-import type { CampaignContent } from '../campaign-types.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
-import { brandWorkflowId, parkedEventsWorkflowId } from '../ids.js';
-import { watchBrandReadinessSignal } from '../signals.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
 import {

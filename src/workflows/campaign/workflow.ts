@@ -27,22 +27,23 @@ import {
   isCancellation,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { CampaignResult, CampaignWorkflowInput } from '../campaign-types.js';
+import type { CampaignResult } from '../../contracts/campaign.js';
+import { parkedEventsByReferenceWorkflowId } from '../../contracts/ids.js';
+import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { runEntityLoop } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
 import type { BackoffSchedule } from '../entity/wait.js';
-import { parkedEventsByReferenceWorkflowId } from '../ids.js';
-import { AccountKey, BrandReferenceKey } from '../search-attributes.js';
 import { campaignApply } from './apply.js';
 import { campaignContext } from './context.js';
 import { setCampaignHandlers } from './handlers.js';
 import { campaignOperations } from './operations.js';
+import type { CampaignRunInput } from './state.js';
 import { campaignSteps } from './steps.js';
 
 export const DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 export { DEFAULT_BRAND_READY_DEADLINE_MS, DEFAULT_DECISION_DEADLINE_MS } from './context.js';
 
-export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignResult> {
+export async function campaignWorkflow(input: CampaignRunInput): Promise<CampaignResult> {
   const ctx = campaignContext(input);
   const { opts, brandPoll, pendingPoll, steadyPollMs, registry, account, state, status, table } = ctx;
   const { wakeup, queue, dedupe, books, guarded, audit, claimParked } = ctx;

@@ -29,7 +29,7 @@ import type {
   CampaignReadActivities,
   CampaignWriteActivities,
 } from '../../contracts/campaign-activity-types.js';
-import { registryReadsTaskQueue, registryWritesTaskQueue } from '../task-queues.js';
+import { registryReadsTaskQueue, registryWritesTaskQueue } from '../../contracts/task-queues.js';
 import type { AuditCause } from './audit.js';
 
 /** Heartbeat timeout of every registry activity (the activities heartbeat every 2 s). */

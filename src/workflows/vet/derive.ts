@@ -1,7 +1,7 @@
 /** The vet workflow's decisions as plain functions (no workflow API). */
 import type { VetRecord } from '../../contracts/activity-types.js';
-import type { VetProgress } from '../brand-definitions.js';
-import type { VetState } from '../brand-types.js';
+import type { VetState } from '../../contracts/brand.js';
+import type { VetProgress } from '../../contracts/vet.js';
 
 /** Registry vettingStatus → our vet state. */
 export function vetStateOf(vettingStatus: string): VetState {

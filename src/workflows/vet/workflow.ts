@@ -23,8 +23,9 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { VetRecord } from '../../contracts/activity-types.js';
-import { stopVetSignal, type VetProgress, vetProgressSignal } from '../brand-definitions.js';
-import type { OperatorAction, VetState, WaitingFor } from '../brand-types.js';
+import type { OperatorAction, VetState, WaitingFor } from '../../contracts/brand.js';
+import { registryEventSignal } from '../../contracts/signals.js';
+import { stopVetSignal, type VetProgress, vetProgressSignal } from '../../contracts/vet.js';
 import { type AuditTrail, emptyAuditTrail } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
@@ -34,7 +35,6 @@ import type { PhaseTable } from '../entity/phases.js';
 import { emptyFaultState, type FaultState, GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs, wakePriority } from '../entity/stubs.js';
 import { type BackoffSchedule, DEFAULT_PENDING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
-import { registryEventSignal } from '../signals.js';
 import { matchVet, progressFromRecord } from './derive.js';
 
 export type VetRequest =
