@@ -1,10 +1,8 @@
 /** `tcr status ID`: a workflow's `status` query, rendered for people or as JSON. */
 
 import { withTimeout } from '../common/timeout.js';
-import type { BrandStatus } from '../contracts/brand.js';
-import { brandStatusQuery } from '../contracts/brand.js';
-import type { CampaignStatus } from '../contracts/campaign.js';
-import { campaignStatusQuery } from '../contracts/campaign.js';
+import { type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
+import { type CampaignStatus, campaignStatusQuery } from '../contracts/campaign.js';
 import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
 import { parkedEventsQuery } from '../contracts/parked-events.js';
 import { connectionHelp, positiveInt } from './args.js';

@@ -4,12 +4,17 @@
  * (src/contracts/brand.ts) only, so importing this module pulls no workflow code into the caller.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { BrandPhase, BrandStatus } from '../contracts/brand.js';
-import { BRAND_WORKFLOW_TYPE, type BrandWorkflow, brandStatusQuery } from '../contracts/brand.js';
-import type { BrandOperationOutcome } from '../contracts/brand-operations.js';
+import {
+  BRAND_WORKFLOW_TYPE,
+  type BrandPhase,
+  type BrandStatus,
+  type BrandWorkflow,
+  brandStatusQuery,
+} from '../contracts/brand.js';
 import {
   type AppealRequest,
   appealUpdate,
+  type BrandOperationOutcome,
   type CorrectBrandRequest,
   cancelUpdate,
   correctBrandUpdate,

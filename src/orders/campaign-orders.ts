@@ -6,18 +6,20 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import type {
-  CampaignContent,
-  CampaignPhase,
-  CampaignStatus,
-  CampaignWorkflowOptions,
+import {
+  CAMPAIGN_WORKFLOW_TYPE,
+  type CampaignContent,
+  type CampaignPhase,
+  type CampaignStatus,
+  type CampaignWorkflow,
+  type CampaignWorkflowOptions,
+  campaignStatusQuery,
 } from '../contracts/campaign.js';
-import { CAMPAIGN_WORKFLOW_TYPE, type CampaignWorkflow, campaignStatusQuery } from '../contracts/campaign.js';
-import type { CampaignOperationOutcome } from '../contracts/campaign-operations.js';
 import {
   type ApproveFeeRequest,
   acknowledgeUpdate,
   approveFeeUpdate,
+  type CampaignOperationOutcome,
   cancelCampaignUpdate,
   type ResubmitRequest,
   resubmitUpdate,

@@ -4,8 +4,7 @@
  * the loop); the loop runs the operation and the update awaits its outcome.
  */
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import type { BrandPhase, BrandStatus } from '../../contracts/brand.js';
-import { brandStatusQuery } from '../../contracts/brand.js';
+import { type BrandPhase, type BrandStatus, brandStatusQuery } from '../../contracts/brand.js';
 import {
   appealUpdate,
   cancelUpdate,

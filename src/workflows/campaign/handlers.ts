@@ -4,8 +4,7 @@
  * awaits its outcome.
  */
 import { setHandler } from '@temporalio/workflow';
-import type { CampaignStatus } from '../../contracts/campaign.js';
-import { campaignStatusQuery } from '../../contracts/campaign.js';
+import { type CampaignStatus, campaignStatusQuery } from '../../contracts/campaign.js';
 import {
   acknowledgeUpdate,
   approveFeeUpdate,
