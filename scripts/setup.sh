@@ -63,7 +63,7 @@ else
 fi
 
 # --- Java time-skipping test server ------------------------------------------------------------
-ts_dir="$tools/temporal-test-server/$TEMPORAL_TEST_SERVER_VERSION"
+ts_dir="$tools/temporal-test-server/$TEMPORAL_TEST_SERVER_VERSION-$TEMPORAL_TEST_SERVER_PATCH"
 if [ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ]; then
   [ -x "$TEMPORAL_TEST_SERVER_PATH" ] || die "TEMPORAL_TEST_SERVER_PATH=$TEMPORAL_TEST_SERVER_PATH is not an executable file"
   say "test server: using TEMPORAL_TEST_SERVER_PATH=$TEMPORAL_TEST_SERVER_PATH"
@@ -71,7 +71,7 @@ elif [ -x "$ts_dir/launch" ]; then
   : # built before
 else
   command -v java >/dev/null 2>&1 ||
-    die "the Java time-skipping test server needs Java 11 or newer, which is missing. Install it (Debian: apt-get install openjdk-17-jre-headless) or set TEMPORAL_TEST_SERVER_PATH."
+    die "the Java time-skipping test server needs Java 11 or newer, which is missing. Install a JDK (Debian: apt-get install openjdk-17-jdk-headless: setup compiles one patched class) or set TEMPORAL_TEST_SERVER_PATH."
   command -v mvn >/dev/null 2>&1 ||
     die "the Java time-skipping test server is resolved with Maven, which is missing. Install it (Debian: apt-get install maven) or set TEMPORAL_TEST_SERVER_PATH."
   t0=$(date +%s)
@@ -85,6 +85,33 @@ else
     cat "$tools/maven.log" >&2
     die "Maven could not resolve the test server (see the output above)"
   }
+  # The patch (scripts/test-server/defer-timer-fire.patch, why in its comment): the class is compiled
+  # from the version's own sources jar into patch.jar, which the launcher puts before the others.
+  command -v javac >/dev/null 2>&1 ||
+    die "the test server's patch is compiled with javac, which is missing. Install a JDK (Debian: apt-get install openjdk-17-jdk-headless) or set TEMPORAL_TEST_SERVER_PATH."
+  mvn -B -q -Dstyle.color=never -f "$root/scripts/test-server/pom.xml" \
+    -Dtemporal.test.server.version="$TEMPORAL_TEST_SERVER_VERSION" \
+    dependency:copy -Dartifact="$TEMPORAL_TEST_SERVER_ARTIFACT:$TEMPORAL_TEST_SERVER_VERSION:jar:sources" \
+    -DoutputDirectory="$partial/sources" >>"$tools/maven.log" 2>&1 || {
+    cat "$tools/maven.log" >&2
+    die "Maven could not resolve the test server's sources (see the output above)"
+  }
+  class_path=io/temporal/internal/testservice/TestWorkflowMutableStateImpl.java
+  (cd "$partial/sources" && jar xf ./*-sources.jar "$class_path" &&
+    if command -v patch >/dev/null 2>&1; then
+      patch -s -p1 <"$root/scripts/test-server/defer-timer-fire.patch"
+    else
+      git apply -p1 "$root/scripts/test-server/defer-timer-fire.patch"
+    fi && grep -q TIMER_FIRE_DEFERRAL "$class_path") ||
+    die "the test server's patch does not apply to $TEMPORAL_TEST_SERVER_VERSION's sources"
+  javac -nowarn -encoding UTF-8 -d "$partial/patch" -cp "$partial/lib/*" "$partial/sources/$class_path" \
+    >>"$tools/maven.log" 2>&1 || {
+    cat "$tools/maven.log" >&2
+    die "the test server's patched class did not compile (see the output above)"
+  }
+  # A jar, not a folder: the class-data-sharing archive below refuses a non-empty folder on the path.
+  jar cf "$partial/patch.jar" -C "$partial/patch" . || die "could not package the test server's patch"
+  rm -rf "$partial/sources" "$partial/patch"
   cat >"$partial/launch" <<'LAUNCH'
 #!/usr/bin/env bash
 # Starts the Temporal Java time-skipping test server: launch <port> [--enable-time-skipping]
@@ -93,7 +120,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cds=()
 [ -f "$here/server.jsa" ] && cds=(-XX:SharedArchiveFile="$here/server.jsa" -Xshare:auto)
 exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -XX:-UsePerfData "${cds[@]}" \
-  ${TEMPORAL_TEST_SERVER_JAVA_OPTS:-} -cp "$here/lib/*" io.temporal.testserver.TestServer "$@"
+  ${TEMPORAL_TEST_SERVER_JAVA_OPTS:-} -cp "$here/patch.jar:$here/lib/*" io.temporal.testserver.TestServer "$@"
 LAUNCH
   chmod +x "$partial/launch"
   rm -rf "$ts_dir" && mv "$partial" "$ts_dir"
@@ -104,7 +131,7 @@ LAUNCH
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 17233)
   java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -XX:-UsePerfData \
     -XX:ArchiveClassesAtExit="$ts_dir/server.jsa" \
-    -cp "$ts_dir/lib/*" io.temporal.testserver.TestServer "$port" --enable-time-skipping >/dev/null 2>&1 &
+    -cp "$ts_dir/patch.jar:$ts_dir/lib/*" io.temporal.testserver.TestServer "$port" --enable-time-skipping >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 1 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

@@ -4,7 +4,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PhaseKey } from '../src/workflows/search-attributes.js';
-import { attributeSetter, phaseQuery, sleeper, wake } from './fixtures/harness-workflows.js';
+import {
+  attributeSetter,
+  cancelsAFiredTimer,
+  phaseQuery,
+  sleeper,
+  wake,
+} from './fixtures/harness-workflows.js';
 import { devServerEnv, timeSkippingEnv, workflowBundle } from './support/temporal-env.js';
 
 const workflowsPath = fileURLToPath(new URL('./fixtures/harness-workflows.ts', import.meta.url));
@@ -35,7 +41,54 @@ describe('time-skipping test server (Java, built by setup)', () => {
     // 1 s on a quiet 2-core machine, 1.4 s under load; speed belongs in bench/, not in tests.)
     expect(wallMs).toBeLessThan(60_000);
   });
+
+  it('accepts the cancel of a timer that came due while the cancelling workflow task was in progress', async () => {
+    // The unpatched server refused that completion ("invalid history builder state for action") and
+    // never gave the run another workflow task: the workflow hung, as the product's entity loops did
+    // when a wake and a due timer met in one task (temporalio/sdk-java#2606, #3088).
+    const taskQueue = `harness-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(workflowsPath),
+      activities: { holdTask: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) },
+    });
+    await worker.runUntil(async () => {
+      // A 3 s timer (real time: the test server does not skip while a client holds its lock), woken
+      // at once, and the waking task held open for 6 s: the timer comes due inside that task.
+      const handle = await env.client.workflow.start(cancelsAFiredTimer, {
+        taskQueue,
+        workflowId: randomUUID(),
+        args: [3_000, 6_000],
+      });
+      const eventTypes = async () =>
+        ((await handle.fetchHistory()).events ?? []).map((e) => String(e.eventType));
+      await until(async () =>
+        (await eventTypes()).some((t) => t === 'EVENT_TYPE_TIMER_STARTED' || t === '17'),
+      );
+      await handle.signal(wake);
+      const outcome = await Promise.race([
+        handle.result(),
+        new Promise<string>((resolve) => setTimeout(() => resolve('hung'), 40_000)),
+      ]);
+      expect(outcome).toBe('woken');
+      // Accepted at the first completion: the timer cancelled, no workflow task failed and retried
+      // (unpatched: WorkflowTaskFailed, then TimerFired; and in the suite, sometimes no task ever again).
+      const types = await eventTypes();
+      expect(types.filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_FAILED' || t === '9')).toEqual([]);
+      expect(types.some((t) => t === 'EVENT_TYPE_TIMER_CANCELED' || t === '19')).toBe(true);
+    });
+  }, 90_000);
 });
+
+/** Repeats `check` (real time, every 20 ms, up to 30 s) until it holds. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('dev server (Temporal CLI, built by setup)', () => {
   let env: TestWorkflowEnvironment;

@@ -65,8 +65,9 @@ export function testServerPath(): string {
       throw new Error(`TEMPORAL_TEST_SERVER_PATH=${fromEnv} is not an executable file`);
     return fromEnv;
   }
-  const version = toolchainVersions().TEMPORAL_TEST_SERVER_VERSION ?? '';
-  const built = join(toolsDir(), 'temporal-test-server', version, 'launch');
+  const { TEMPORAL_TEST_SERVER_VERSION: version = '', TEMPORAL_TEST_SERVER_PATCH: patch = '' } =
+    toolchainVersions();
+  const built = join(toolsDir(), 'temporal-test-server', `${version}-${patch}`, 'launch');
   if (isExecutable(built)) return built;
   throw new Error(`The Temporal test server is not built yet (looked for ${built}). ${runSetup}`);
 }

@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 export const NOT_ENVIRONMENT: Record<string, string> = {
   TEMPORAL_CLI_VERSION: 'a key of scripts/toolchain.env, read with toolchainVersions()',
   TEMPORAL_TEST_SERVER_VERSION: 'a key of scripts/toolchain.env, read with toolchainVersions()',
+  TEMPORAL_TEST_SERVER_PATCH: 'a key of scripts/toolchain.env, read with toolchainVersions()',
 };
 
 /** System variables the product reads that the deployment does not configure. */

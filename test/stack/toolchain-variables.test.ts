@@ -49,7 +49,12 @@ describe('TCR_TOOLS_DIR', () => {
     const versions = toolchainVersions();
     const cli = fakeProgram(join(tools, 'temporal-cli', versions.TEMPORAL_CLI_VERSION ?? '', 'temporal'));
     const launcher = fakeProgram(
-      join(tools, 'temporal-test-server', versions.TEMPORAL_TEST_SERVER_VERSION ?? '', 'launch'),
+      join(
+        tools,
+        'temporal-test-server',
+        `${versions.TEMPORAL_TEST_SERVER_VERSION}-${versions.TEMPORAL_TEST_SERVER_PATCH}`,
+        'launch',
+      ),
     );
     vi.stubEnv('TEMPORAL_CLI_PATH', '');
     vi.stubEnv('TEMPORAL_TEST_SERVER_PATH', '');
