@@ -31,9 +31,16 @@ function save(name: string, figures: unknown): void {
 }
 
 it('kill: the worker process SIGKILLed 3 times during a bulk run', async () => {
-  const figures = await workerKillDrill({ n: N, kills: 3, everyMs: 8_000, timeoutMs: 240_000 });
+  const figures = await workerKillDrill({
+    n: N,
+    kills: 3,
+    everyMs: 8_000,
+    timeoutMs: 240_000,
+    idleWindowFirst: true,
+  });
   save('kill', figures);
   expect(figures.notCompleted).toEqual([]);
+  expect(figures.rateLimited).toBe(0);
   expect(figures.registryAnomalies).toEqual([]);
   expect(figures.fees).toBe(N);
 });

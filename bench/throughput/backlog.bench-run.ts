@@ -1,0 +1,158 @@
+/**
+ * Interactive work under a backlog (issue 18's second target): with BENCH_BACKLOG (default 1,000)
+ * brand orders queued on one account, how long an operator's write and a webhook's read wait for
+ * their registry call.
+ *
+ * The stack: dev server, simulator at the spec's limits (20 GET/s, 20 writes / 10 s) at 3600×, the
+ * counting proxy, in-process workers, the ingress. First PROBES brands are ordered and become ready;
+ * then the backlog is started (each brand costs one write, so 1,000 take about 500 s at 2/s). While
+ * more than a window of the backlog's writes is still queued, every PROBE_EVERY_MS one probe brand
+ * gets an operator `correctBrand` (its registry call: `PUT /v2/brand/{id}`) and another gets a signed
+ * BRAND_IDENTITY_STATUS_UPDATE through the ingress (its registry call: `GET /v2/brand/{id}`). Each
+ * latency runs from the moment the update or webhook was sent to the moment its call reached the
+ * proxy in front of the simulator.
+ *
+ *   BENCH_BACKLOG=1000 npx vitest run --config bench/vitest.config.ts bench/throughput/backlog
+ * Results: stdout and bench/throughput/results-backlog.<time>.json.
+ */
+import { cpus, loadavg } from 'node:os';
+import { expect, it } from 'vitest';
+import {
+  correctBrand,
+  getBrandStatus,
+  startBrandOrder,
+  waitForBrandPhase,
+} from '../../src/orders/brand-client.js';
+import { startBenchStack } from '../support/bench-stack.js';
+import { brandOrder } from '../support/orders.js';
+import { writeResults } from '../support/results.js';
+import { percentile, round, sleep } from '../support/stats.js';
+import { postSignedEvent } from '../support/webhooks.js';
+
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1000);
+const PROBES = 10;
+const PROBE_EVERY_MS = 5_000;
+/** The stack's setup sends webhook subscription writes outside the budget: start one window later. */
+const WINDOW_MS = 10_500;
+const BRAND_POST = '/v2/brand/nonBlocking';
+
+interface Probe {
+  kind: 'operator' | 'webhook';
+  brandId: string;
+  sentAt: number;
+  /** When its registry call reached the proxy (undefined: not seen). */
+  calledAt?: number;
+}
+
+function summary(latencies: number[]) {
+  return {
+    count: latencies.length,
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    maxMs: round(Math.max(0, ...latencies)),
+  };
+}
+
+it(`operator writes and webhook reads behind ${BACKLOG} queued brand orders`, async () => {
+  const loadAtStart = loadavg().map((l) => round(l));
+  const stack = await startBenchStack({ timeScale: 3600 });
+  try {
+    await sleep(WINDOW_MS);
+    const prefix = `bl${Date.now().toString(36)}`;
+
+    // The probe brands: ready before the backlog starts.
+    const probeRefs = Array.from({ length: PROBES }, (_, i) => `${prefix}-probe${i}`);
+    await Promise.all(probeRefs.map((ref) => startBrandOrder(stack.client, brandOrder(ref))));
+    const probeIds: string[] = [];
+    for (const ref of probeRefs)
+      probeIds.push((await waitForBrandPhase(stack.client, ref, 'ready', 120_000)).brandId!);
+    await sleep(WINDOW_MS);
+
+    // The backlog, started 25 at a time.
+    const backlogRefs = Array.from({ length: BACKLOG }, (_, i) => `${prefix}-b${i}`);
+    const startedAt = Date.now();
+    for (let i = 0; i < backlogRefs.length; i += 25)
+      await Promise.all(
+        backlogRefs.slice(i, i + 25).map((ref) => startBrandOrder(stack.client, brandOrder(ref))),
+      );
+    const allStartedMs = Date.now() - startedAt;
+    const accepted = () =>
+      stack.proxy.calls.filter(
+        (c) => c.method === 'POST' && c.path === BRAND_POST && c.status >= 200 && c.status < 300,
+      ).length - PROBES;
+
+    // Probes while more than a window of the backlog's writes is still queued.
+    const probes: Probe[] = [];
+    const pending: Promise<unknown>[] = [];
+    for (let tick = 0; BACKLOG - accepted() > 20; tick++) {
+      const operatorRef = probeRefs[tick % PROBES]!;
+      const webhookIndex = (tick + PROBES / 2) % PROBES;
+      const operator: Probe = { kind: 'operator', brandId: probeIds[tick % PROBES]!, sentAt: Date.now() };
+      probes.push(operator);
+      pending.push(
+        correctBrand(stack.client, operatorRef, { patch: { email: `ops+${tick}@acme.example` } }).catch(
+          (error) => console.log(`operator probe ${tick}: ${error}`),
+        ),
+      );
+      const webhook: Probe = { kind: 'webhook', brandId: probeIds[webhookIndex]!, sentAt: Date.now() };
+      probes.push(webhook);
+      const status = await postSignedEvent(stack.ingress.endpoint, stack.webhookUrl, stack.webhookSecret, {
+        eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
+        cspId: 'CSPLOCAL',
+        brandId: webhook.brandId,
+        brandReferenceId: probeRefs[webhookIndex],
+        brandIdentityStatus: 'VERIFIED',
+        description: `bench probe ${tick}`,
+      });
+      if (status !== 200 && status !== 204) console.log(`webhook probe ${tick}: ingress answered ${status}`);
+      process.stdout.write(
+        `\r  backlog: ${accepted()}/${BACKLOG} registered, ${probes.length / 2} probe pairs   `,
+      );
+      await sleep(PROBE_EVERY_MS);
+    }
+    process.stdout.write('\n');
+    await Promise.all(pending);
+
+    // Each probe's registry call: the first of its kind on its brand after it was sent.
+    for (const p of probes) {
+      const call = stack.proxy.calls.find(
+        (c) =>
+          c.path === `/v2/brand/${p.brandId}` &&
+          c.method === (p.kind === 'operator' ? 'PUT' : 'GET') &&
+          c.startMs >= p.sentAt,
+      );
+      if (call) p.calledAt = call.startMs;
+    }
+    const latencies = (kind: Probe['kind']) =>
+      probes.filter((p) => p.kind === kind && p.calledAt !== undefined).map((p) => p.calledAt! - p.sentAt);
+
+    // The backlog finishes.
+    const deadline = Date.now() + 300_000;
+    while (accepted() < BACKLOG && Date.now() < deadline) await sleep(1_000);
+    const writes = stack.proxy.calls.filter((c) => c.method !== 'GET' && c.startMs >= startedAt);
+    const results = {
+      when: new Date().toISOString(),
+      machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavgAtStart: loadAtStart },
+      backlog: BACKLOG,
+      probeEveryMs: PROBE_EVERY_MS,
+      allStartedMs,
+      backlogRegistered: accepted(),
+      backlogSeconds: round((Date.now() - startedAt) / 1000, 1),
+      operatorToRegistryCall: summary(latencies('operator')),
+      operatorNotSeen: probes.filter((p) => p.kind === 'operator' && p.calledAt === undefined).length,
+      webhookToRegistryRead: summary(latencies('webhook')),
+      webhookNotSeen: probes.filter((p) => p.kind === 'webhook' && p.calledAt === undefined).length,
+      writes: writes.length,
+      rateLimited: stack.proxy.calls.filter((c) => c.status === 429 && c.startMs >= startedAt).length,
+      probeBrandsReady: (await Promise.all(probeRefs.map((ref) => getBrandStatus(stack.client, ref)))).filter(
+        (s) => s.phase === 'ready',
+      ).length,
+    };
+    console.log(JSON.stringify(results, null, 2));
+    writeResults(new URL('./results-backlog.json', import.meta.url), results);
+    expect(results.backlogRegistered).toBe(BACKLOG);
+    expect(results.rateLimited).toBe(0);
+  } finally {
+    await stack.stop();
+  }
+});
