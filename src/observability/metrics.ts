@@ -57,6 +57,8 @@ export const BUSINESS_HISTOGRAM_BUCKETS: Record<string, number[]> = {
   tcr_time_to_ready_seconds: PHASE_TIME_BUCKETS,
   tcr_time_to_running_seconds: PHASE_TIME_BUCKETS,
   tcr_write_budget_wait_seconds: WRITE_BUDGET_WAIT_BUCKETS,
+  // Parked events (src/workflows/parked-metrics.ts): seconds to 30 days, the default retention.
+  tcr_parked_event_age_seconds: [1, 10, 60, 300, 900, 3600, 21_600, 86_400, 604_800, 2_592_000],
 };
 
 const bindAddressPattern = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;

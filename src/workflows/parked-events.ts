@@ -32,6 +32,7 @@ import {
   type RegistryEventDelivery,
   registryEventSignal,
 } from '../contracts/signals.js';
+import { recordParked, recordReleased } from './parked-metrics.js';
 
 export const DEFAULT_PARKED_RETENTION_MS = 30 * 24 * 3600_000;
 export const DEFAULT_CLAIM_GRACE_MS = 10 * 60_000;
@@ -62,6 +63,7 @@ export async function parkedEvents(input: ParkedEventsInput): Promise<ParkedEven
     if (seen.has(delivery.deliveryId)) return;
     seen.add(delivery.deliveryId);
     held.push(delivery);
+    recordParked(input.kind);
     changes++;
   });
   setHandler(claimParkedEventsSignal, ({ ownerWorkflowId: owner }) => {
@@ -101,6 +103,7 @@ export async function parkedEvents(input: ParkedEventsInput): Promise<ParkedEven
           break;
         }
         held.shift();
+        recordReleased(input.kind, 'forwarded', [delivery]);
         forwarded++;
       }
       continue;
@@ -110,6 +113,7 @@ export async function parkedEvents(input: ParkedEventsInput): Promise<ParkedEven
       return { outcome: 'claimed', ownerWorkflowId, forwarded, held: [] };
     }
     if (ownerWorkflowId === undefined && now >= expiresAt) {
+      recordReleased(input.kind, 'expired', held);
       return { outcome: 'expired', forwarded, held: [...held] };
     }
     if (workflowInfo().continueAsNewSuggested) {

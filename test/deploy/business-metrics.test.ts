@@ -10,6 +10,13 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PARKED_EVENTS_WORKFLOW_TYPE, type ParkedEventsWorkflow } from '../../src/contracts/parked-events.js';
+import {
+  claimParkedEventsSignal,
+  type RegistryEventDelivery,
+  registryEventSignal,
+} from '../../src/contracts/signals.js';
+import { WRITE_BUDGET_WORKFLOW_TYPE } from '../../src/contracts/write-budget.js';
 import {
   observeRegistryAnswers,
   observeWriteBudget,
@@ -306,5 +313,72 @@ describe('business metrics on the worker Prometheus endpoint', () => {
       await bench.endWorkflows();
       await bench.close();
     }
+  });
+  it('counts parked events and their age when forwarded and when expired, by kind only', async () => {
+    const delivery = (n: number, brandId: string): RegistryEventDelivery => ({
+      event: { eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId, brandIdentityStatus: 'VERIFIED' } as never,
+      receivedAt: new Date(Date.now() - 60_000).toISOString(),
+      deliveryId: `metrics-parked-${brandId}-${n}`,
+    });
+    const unclaimed = `B${uniqueReference('park').replace(/\W/g, '').toUpperCase()}`;
+    const claimed = `B${uniqueReference('own').replace(/\W/g, '').toUpperCase()}`;
+    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, track }) => {
+      const park = (brandId: string, n: number) =>
+        env.client.workflow.signalWithStart<ParkedEventsWorkflow, [RegistryEventDelivery]>(
+          PARKED_EVENTS_WORKFLOW_TYPE,
+          {
+            workflowId: `parked/brand/${brandId}`,
+            taskQueue,
+            args: [
+              {
+                kind: 'brand',
+                keyType: 'registryId',
+                key: brandId,
+                retentionMs: 3_600_000,
+                claimGraceMs: 1_000,
+              },
+            ],
+            signal: registryEventSignal,
+            signalArgs: [delivery(n, brandId)],
+          },
+        );
+      // Two events nobody claims (they expire after an hour); one claimed by an owner that takes it
+      // (any running workflow: here an idle write budget, which ignores the forwarded signal).
+      const expiring = track(await park(unclaimed, 1));
+      await park(unclaimed, 2);
+      const parked = track(await park(claimed, 1));
+      const owner = track(
+        await env.client.workflow.start(WRITE_BUDGET_WORKFLOW_TYPE, {
+          workflowId: `metrics-owner-${claimed}`,
+          taskQueue,
+          args: [{}],
+        }),
+      );
+      await parked.signal(claimParkedEventsSignal, { ownerWorkflowId: owner.workflowId });
+      expect((await parked.result()).outcome).toBe('claimed');
+      expect((await expiring.result()).outcome).toBe('expired');
+    });
+    const { samples, tcr, shown } = await scrape();
+    expect(
+      having(tcr, 'tcr_parked_events_total', { kind: 'brand' }).map((s) => s.value),
+      shown,
+    ).toEqual([3]);
+    const released = (outcome: string) =>
+      having(tcr, 'tcr_parked_events_released_total', { kind: 'brand', outcome }).map((s) => s.value);
+    expect(released('forwarded'), shown).toEqual([1]);
+    expect(released('expired'), shown).toEqual([2]);
+    // Ages in the parked buckets (seconds to 30 days): the expired ones waited the hour's retention.
+    const ages = (outcome: string) =>
+      having(tcr, 'tcr_parked_event_age_seconds_count', { kind: 'brand', outcome }).map((s) => s.value);
+    expect(ages('forwarded'), shown).toEqual([1]);
+    expect(ages('expired'), shown).toEqual([2]);
+    expect(
+      having(tcr, 'tcr_parked_event_age_seconds_bucket', { outcome: 'expired', le: '900' }).map(
+        (s) => s.value,
+      ),
+      shown,
+    ).toEqual([0]);
+    expect(having(tcr, 'tcr_parked_event_age_seconds_bucket', { le: '2592000' }), shown).not.toEqual([]);
+    assertNoLabelContains(samples, [unclaimed, claimed]);
   });
 });
