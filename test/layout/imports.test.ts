@@ -4,7 +4,8 @@
  * and checked against the layers below, bottom → top. A module may import its own module and any
  * layer below it; it may not import a layer above, nor a sibling module of its own layer
  * (activities and workflows meet only through src/contracts). The modules in CONTRACT_ONLY may not
- * import src/workflows even though it is below them: they use src/contracts.
+ * import src/workflows even though it is below them: they use src/contracts. Workflow code may not
+ * import the contract files in NOT_FOR_WORKFLOWS (zod at run time).
  *
  * The edges the code still has and cannot lose yet are listed in ALLOWED, each with its reason.
  * Any other upward or sideways import fails, and so does an ALLOWED entry the code no longer has
@@ -39,10 +40,28 @@ const LAYERS: readonly (readonly string[])[] = [
 
 /**
  * Modules above the workflows that reach them only through src/contracts (or not at all): they may
- * not import src/workflows. The CLI, the orders and the stack join once the brand, vet and campaign
- * contracts (definitions, requests, status types) live in src/contracts.
+ * not import src/workflows. That is every one of them: the order client, the CLI, the stack and the
+ * package entry start, steer and read workflows by their contracts (type names, signatures, updates,
+ * requests, status types).
  */
-const CONTRACT_ONLY: readonly string[] = ['ingress', 'workers', 'simulator'];
+const CONTRACT_ONLY: readonly string[] = [
+  'ingress',
+  'workers',
+  'simulator',
+  'orders',
+  'stack',
+  'cli',
+  'index.ts',
+];
+
+/**
+ * Contract files that workflow code may not import: the zod schemas the edge parses requests with
+ * (workflow code checks requests without zod: src/workflows/request-checks.ts says why).
+ */
+const NOT_FOR_WORKFLOWS: readonly string[] = [
+  'contracts/brand-requests.ts',
+  'contracts/campaign-requests.ts',
+];
 
 /**
  * Upward or sideways imports still in the code, as "from -> to" (paths under src/). Each says why it
@@ -111,6 +130,7 @@ function layerOf(module: string): number {
 function allowedImport(from: string, to: string): boolean {
   const [a, b] = [moduleOf(from), moduleOf(to)];
   if (b === 'workflows' && CONTRACT_ONLY.includes(a)) return false;
+  if (a === 'workflows' && NOT_FOR_WORKFLOWS.includes(to)) return false;
   return a === b || layerOf(b) < layerOf(a);
 }
 
@@ -187,6 +207,12 @@ describe('import direction', () => {
     expect(allowedImport('toolchain/dev-server.ts', 'workflows/search-attributes.ts')).toBe(false);
     expect(allowedImport('ingress/router.ts', 'workflows/signals.ts')).toBe(false);
     expect(allowedImport('ingress/router.ts', 'contracts/signals.ts')).toBe(true);
-    expect(allowedImport('cli/list.ts', 'workflows/brand-types.ts')).toBe(true);
+    expect(allowedImport('cli/list.ts', 'workflows/brand/state.ts')).toBe(false);
+    expect(allowedImport('orders/brand-client.ts', 'workflows/brand/workflow.ts')).toBe(false);
+    expect(allowedImport('index.ts', 'workflows/index.ts')).toBe(false);
+    expect(allowedImport('orders/brand-client.ts', 'contracts/brand-operations.ts')).toBe(true);
+    expect(allowedImport('workflows/brand/handlers.ts', 'contracts/brand-operations.ts')).toBe(true);
+    expect(allowedImport('workflows/brand/handlers.ts', 'contracts/brand-requests.ts')).toBe(false);
+    expect(allowedImport('orders/request-schemas.ts', 'contracts/brand-requests.ts')).toBe(true);
   });
 });
