@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 // The benchmarks and drills under bench/ (except bench/ingress, which has its own config). Not timed
 // tests, never part of `npm test`. One at a time, by folder:
-//   npx vitest run --config bench/vitest.config.ts bench/throughput   (throughput, backlog, two-accounts; one by path: bench/throughput/backlog)
+//   npx vitest run --config bench/vitest.config.ts bench/throughput   (throughput, backlog, two-accounts; one by its file path)
 //   npx vitest run --config bench/vitest.config.ts bench/drills
 //   npx vitest run --config bench/vitest.config.ts bench/scale
 //   npx vitest run --config bench/vitest.config.ts bench/bad-input

@@ -12,7 +12,7 @@
  * latency runs from the moment the update or webhook was sent to the moment its call reached the
  * proxy in front of the simulator.
  *
- *   BENCH_BACKLOG=1000 npx vitest run --config bench/vitest.config.ts bench/throughput/backlog
+ *   BENCH_BACKLOG=1000 npx vitest run --config bench/vitest.config.ts bench/throughput/backlog.bench-run.ts
  * Results: stdout and bench/throughput/results-backlog.<time>.json.
  */
 import { cpus, loadavg } from 'node:os';

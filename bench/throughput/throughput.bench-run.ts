@@ -13,7 +13,7 @@
  * honouring Retry-After): registerBrand → createCampaign → shareCampaign. No Temporal.
  *
  * Every registry call is counted by a proxy in front of the simulator (bench/support/counting-proxy.ts).
- *   BENCH_N=40 npx vitest run --config bench/vitest.config.ts bench/throughput/throughput
+ *   BENCH_N=40 npx vitest run --config bench/vitest.config.ts bench/throughput/throughput.bench-run.ts
  * Results: stdout and bench/throughput/results.json.
  */
 import { cpus, loadavg } from 'node:os';

@@ -8,7 +8,7 @@
  * can take, from the first to the last, is (ceil(N / 20) − 1) × 10 s; the share is that over what they
  * took. Both accounts at once, in one process, each near 100 % means neither slows the other.
  *
- *   BENCH_N=200 npx vitest run --config bench/vitest.config.ts bench/throughput/two-accounts
+ *   BENCH_N=200 npx vitest run --config bench/vitest.config.ts bench/throughput/two-accounts.bench-run.ts
  * Results: stdout and bench/throughput/results-two-accounts.<time>.json.
  */
 

@@ -34,7 +34,7 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-function toolsDir(): string {
+export function toolsDir(): string {
   return process.env.TCR_TOOLS_DIR ?? join(projectRoot, '.tools');
 }
 
