@@ -4,7 +4,7 @@
 # No secret is ever copied into or set in this image: configuration comes from the environment and
 # from Docker secrets at run time (docs/operations.md).
 
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # --- build: full dependencies, compile TypeScript to dist/ -----------------------------------------
 FROM ${NODE_IMAGE} AS build

@@ -335,7 +335,11 @@ describe('compose hardening', () => {
     expect(image('postgresql')).toBe('postgres:16.15-bookworm');
     expect(image('temporal')).toBe('temporalio/auto-setup:1.29.7');
     expect(image('temporal-admin-tools')).toBe('temporalio/admin-tools:1.29.7-tctl-1.18.4-cli-1.7.2');
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20\.20\.2-bookworm-slim$/m);
+    // The image's Node is the one scripts/test-on-image-node.sh runs the suite on, and a supported line.
+    const imageNode = /^IMAGE_NODE_VERSION=(\d+)\.(\d+)\.(\d+)$/m.exec(read('scripts/toolchain.env'));
+    expect(imageNode).not.toBeNull();
+    expect(dockerfile).toContain(`\nARG NODE_IMAGE=node:${imageNode![0].split('=')[1]}-bookworm-slim\n`);
+    expect(Number(imageNode![1])).toBeGreaterThanOrEqual(22); // Node 20 reached end of life in April 2026
   });
 });
 
