@@ -53,7 +53,16 @@ const namedIn = (text: string, name: string) =>
 describe('temporal-docker/docker-compose.yml', () => {
   it('parses and has the expected services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['ingress', 'postgresql', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'worker'].sort(),
+      [
+        'grafana',
+        'ingress',
+        'postgresql',
+        'prometheus',
+        'temporal',
+        'temporal-admin-tools',
+        'temporal-ui',
+        'worker',
+      ].sort(),
     );
   });
 
@@ -78,7 +87,7 @@ describe('temporal-docker/docker-compose.yml', () => {
       expect(typeof image, `${name} has an image`).toBe('string');
       const [reference, digest] = String(image).split('@');
       const tag = (reference ?? '').split(':')[1] ?? '';
-      expect(tag, `${name} image ${String(image)}`).toMatch(/^\d+\.\d+(\.\d+)?([-.][\w.-]+)?$/);
+      expect(tag, `${name} image ${String(image)}`).toMatch(/^v?\d+\.\d+(\.\d+)?([-.][\w.-]+)?$/);
       if (digest !== undefined) expect(digest, `${name} digest`).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(String(image)).not.toContain('${');
     }
@@ -250,9 +259,12 @@ describe('compose hardening', () => {
     }
   });
 
-  it('lets only Temporal reach PostgreSQL, and the ingress reach only Temporal', () => {
+  it('lets only Temporal reach PostgreSQL, and the ingress reach only Temporal and the Prometheus that scrapes it', () => {
     expect(reachableFrom('postgresql')).toEqual(['temporal']);
-    expect(reachableFrom('ingress')).toEqual(['temporal']);
+    expect(reachableFrom('ingress')).toEqual(['prometheus', 'temporal']);
+    // Grafana reaches Prometheus alone; Prometheus reaches what it scrapes, and Grafana.
+    expect(reachableFrom('grafana')).toEqual(['prometheus']);
+    expect(reachableFrom('prometheus')).not.toContain('postgresql');
     // The worker talks to Temporal and the registry; it does not share a network with PostgreSQL.
     expect(reachableFrom('worker')).not.toContain('postgresql');
     expect(reachableFrom('temporal-ui')).not.toContain('postgresql');
@@ -313,6 +325,32 @@ describe('compose hardening', () => {
     expect(envExample).toMatch(/^TEMPORAL_UI_DISABLE_WRITE_ACTIONS=true$/m);
   });
 
+  it('scrapes the worker, the ingress and Temporal, loads the alert rules and provisions the dashboard', () => {
+    const prometheus = obj(services.prometheus, 'prometheus');
+    expect(prometheus.volumes).toEqual([
+      './prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+      './prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro',
+      'prometheus-data:/prometheus',
+    ]);
+    const config = read('temporal-docker/prometheus/prometheus.yml');
+    // Each target is a service and port the compose file really serves metrics on.
+    expect(config).toContain('"worker:9464"');
+    expect(environmentOf('worker').TCR_WORKER_METRICS_ADDRESS).toBe('0.0.0.0:9464');
+    expect(config).toContain('"ingress:8471"');
+    expect(environmentOf('ingress').TCR_INGRESS_INTERNAL_LISTEN).toBe('0.0.0.0:8471');
+    expect(config).toContain('"temporal:8000"');
+    expect(environmentOf('temporal').PROMETHEUS_ENDPOINT).toBe('0.0.0.0:8000');
+    const grafana = obj(services.grafana, 'grafana');
+    expect(grafana.volumes).toEqual([
+      './grafana/provisioning:/etc/grafana/provisioning:ro',
+      './grafana/dashboards:/var/lib/grafana/dashboards:ro',
+      'grafana-data:/var/lib/grafana',
+    ]);
+    // A login, no anonymous access; Prometheus itself is not published.
+    expect(environmentOf('grafana').GF_AUTH_ANONYMOUS_ENABLED).toBe('false');
+    expect(prometheus.ports).toBeUndefined();
+  });
+
   it('documents authentication in front of the UI and mTLS on the frontend', () => {
     const doc = operations();
     for (const needle of [
@@ -335,6 +373,8 @@ describe('compose hardening', () => {
     expect(image('postgresql')).toBe('postgres:16.15-bookworm');
     expect(image('temporal')).toBe('temporalio/auto-setup:1.29.7');
     expect(image('temporal-admin-tools')).toBe('temporalio/admin-tools:1.29.7-tctl-1.18.4-cli-1.7.2');
+    expect(image('prometheus')).toBe('prom/prometheus:v3.5.0');
+    expect(image('grafana')).toBe('grafana/grafana:12.1.0');
     // The image's Node is the one scripts/test-on-image-node.sh runs the suite on, and a supported line.
     const imageNode = /^IMAGE_NODE_VERSION=(\d+)\.(\d+)\.(\d+)$/m.exec(read('scripts/toolchain.env'));
     expect(imageNode).not.toBeNull();
@@ -452,6 +492,16 @@ describe('environment variables', () => {
       { service: 'ingress', field: 'ports', as: '127.0.0.1:%{TCR_INGRESS_INTERNAL_PORT:-8471}:8471' },
     ],
     TCR_INGRESS_MEM_LIMIT: [{ service: 'ingress', field: 'mem_limit', as: '%{TCR_INGRESS_MEM_LIMIT:-512m}' }],
+    PROMETHEUS_MEM_LIMIT: [{ service: 'prometheus', field: 'mem_limit', as: '%{PROMETHEUS_MEM_LIMIT:-1g}' }],
+    GRAFANA_MEM_LIMIT: [{ service: 'grafana', field: 'mem_limit', as: '%{GRAFANA_MEM_LIMIT:-512m}' }],
+    GRAFANA_PORT: [{ service: 'grafana', field: 'ports', as: '127.0.0.1:%{GRAFANA_PORT:-3000}:3000' }],
+    GRAFANA_ADMIN_PASSWORD: [
+      {
+        service: 'grafana',
+        field: 'environment',
+        as: 'GF_SECURITY_ADMIN_PASSWORD: %{GRAFANA_ADMIN_PASSWORD:?',
+      },
+    ],
   };
 
   /** A service field as `KEY: value` lines (mappings), values (lists) or the value itself. */
