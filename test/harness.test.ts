@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhaseKey } from '../src/workflows/search-attributes.js';
+import { PhaseKey } from '../src/contracts/search-attributes.js';
 import {
   attributeSetter,
   cancelsAFiredTimer,

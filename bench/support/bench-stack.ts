@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { dataConverter } from '../../src/codec/data-converter.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import {
   createIngressClient,
   parseIngressConfig,
@@ -32,7 +33,6 @@ import { type RunningDevServer, startDevServer } from '../../src/stack/temporal-
 import { subscribeIngress } from '../../src/stack/webhooks.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 import { createWorkers, type RunningWorkers, workflowsPath } from '../../src/workers/create-workers.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import { workflowBundle } from '../../test/support/temporal-env.js';
 import { type CountingProxy, startCountingProxy } from './counting-proxy.js';
 

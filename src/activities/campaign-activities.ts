@@ -2,7 +2,7 @@
  * The campaign workflow's activities. Registry calls go through the account's RegistryClient
  * (credentials stay in worker configuration); `checkBrandReadiness` also asks the brand workflow
  * `brand/{brandReference}` for its status through the Temporal client of the activity context.
- * Results are trimmed to the records in ./campaign-types.ts. Registry calls get the attempt's
+ * Results are trimmed to the records in src/contracts/campaign-activity-types.ts. Registry calls get the attempt's
  * cancellation signal (./heartbeat.ts); workers wrap these maps in `withHeartbeat`.
  */
 import { Context } from '@temporalio/activity';

@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
+import { type RegistryEventDelivery, registryEventSignal } from '../../src/contracts/signals.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { IngressMetrics } from '../../src/ingress/metrics.js';
 import { waitForBrandPhase } from '../../src/orders/brand-client.js';
 import { waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
 import type { parkedEvents } from '../../src/workflows/parked-events.js';
-import { type RegistryEventDelivery, registryEventSignal } from '../../src/workflows/signals.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 import { brandOrder, tcr, tempDir, writeJson } from './support.js';
 

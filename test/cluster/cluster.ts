@@ -32,13 +32,13 @@ import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { until } from '../../bench/support/stats.js';
 import { dataConverter } from '../../src/codec/data-converter.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { SimulatorControl } from '../../src/simulator/control-client.js';
 import { DEFAULT_ACCOUNT } from '../../src/simulator/index.js';
 import { freePort, waitForTcp } from '../../src/stack/ports.js';
 import { subscribeIngress } from '../../src/stack/webhooks.js';
 import { searchAttributeFlags } from '../../src/toolchain/dev-server.js';
 import { projectRoot, temporalCliPath, toolchainVersions } from '../../src/toolchain/paths.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import { startIngressProcess } from '../support/ingress-process.js';
 
 export const ACCOUNT = 'local';

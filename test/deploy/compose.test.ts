@@ -13,9 +13,9 @@ import { SearchAttributeType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/run.js';
 import { loadWorkerConfig } from '../../src/config/worker-config.js';
+import { allSearchAttributeKeys } from '../../src/contracts/search-attributes.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { DEFAULT_PARKED_TASK_QUEUE } from '../../src/ingress/config.js';
-import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import { NOT_ENVIRONMENT, SYSTEM_VARIABLES, scanEnvironmentVariables } from './env-scan.js';
 import { parseYamlSubset, type YamlValue } from './yaml-subset.js';
 

@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
+import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import type { RunningIngress } from '../../src/ingress/server.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/workflows/task-queues.js';
 import {
   endTrackedWorkflows,
   publicProfitRegistration,

@@ -11,18 +11,18 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventRouter } from '../../src/ingress/router.js';
-import { getBrandStatus, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
-import { getCampaignStatus, startCampaignOrder } from '../../src/orders/campaign-orders.js';
-import type { RegistryEvent } from '../../src/registry/events.js';
 import {
   brandWorkflowId,
   campaignWorkflowId,
   parkedEventsByReferenceWorkflowId,
   parkedEventsWorkflowId,
-} from '../../src/workflows/ids.js';
+} from '../../src/contracts/ids.js';
+import { registryEventSignal } from '../../src/contracts/signals.js';
+import { EventRouter } from '../../src/ingress/router.js';
+import { getBrandStatus, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import { getCampaignStatus, startCampaignOrder } from '../../src/orders/campaign-orders.js';
+import type { RegistryEvent } from '../../src/registry/events.js';
 import { type ParkedEventsInput, parkedEventsQuery } from '../../src/workflows/parked-events.js';
-import { registryEventSignal } from '../../src/workflows/signals.js';
 import {
   type CampaignBench,
   privateBrand,

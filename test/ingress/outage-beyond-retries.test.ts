@@ -5,6 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brandWorkflowId } from '../../src/contracts/ids.js';
 import { type HandoffFailureAnswer, parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
@@ -15,7 +16,6 @@ import {
   type RunningSimulator,
   startSimulator,
 } from '../../src/simulator/index.js';
-import { brandWorkflowId } from '../../src/workflows/ids.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
 import { SwitchableProxy } from '../support/switchable-proxy.js';

@@ -5,18 +5,18 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config.js';
-import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
-import { signEvent } from '../../src/ingress/signature.js';
-import { createIngressClient } from '../../src/ingress/temporal.js';
 import {
   brandWorkflowId,
   campaignWorkflowId,
   parkedEventsByReferenceWorkflowId,
   parkedEventsWorkflowId,
-} from '../../src/workflows/ids.js';
+} from '../../src/contracts/ids.js';
+import { BrandIdKey, CampaignIdKey } from '../../src/contracts/search-attributes.js';
+import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config.js';
+import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
+import { signEvent } from '../../src/ingress/signature.js';
+import { createIngressClient } from '../../src/ingress/temporal.js';
 import { parkedEventsQuery } from '../../src/workflows/parked-events.js';
-import { BrandIdKey, CampaignIdKey } from '../../src/workflows/search-attributes.js';
 import { finish, learnRegistryId, recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 

@@ -13,6 +13,7 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registryEventSignal } from '../../src/contracts/signals.js';
 import {
   brandHandle,
   correctBrand,
@@ -22,7 +23,6 @@ import {
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
 import { registryPriorityKeys } from '../../src/workflows/entity/stubs.js';
-import { registryEventSignal } from '../../src/workflows/signals.js';
 import { brandOrder } from '../cli/support.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 

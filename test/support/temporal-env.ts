@@ -2,9 +2,9 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { failureConverterPath } from '../../src/codec/data-converter.js';
+import { allSearchAttributeKeys } from '../../src/contracts/search-attributes.js';
 import { dynamicConfigFlags } from '../../src/toolchain/dev-server.js';
 import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
-import { allSearchAttributeKeys } from '../../src/workflows/search-attributes.js';
 
 /**
  * A time-skipping environment on the Java test server built by scripts/setup.sh. Time skips whenever

@@ -7,6 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
+import {
+  REGISTRY_READS_PER_SECOND,
+  REGISTRY_WRITES_PER_SECOND,
+  WORKFLOW_TASK_QUEUE,
+} from '../../src/contracts/task-queues.js';
 import { WRITE_BUDGET_TASK_QUEUE } from '../../src/contracts/write-budget.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import {
@@ -14,11 +19,6 @@ import {
   WorkersStartAborted,
   WRITE_ACTIVITIES_PER_ACCOUNT,
 } from '../../src/workers/create-workers.js';
-import {
-  REGISTRY_READS_PER_SECOND,
-  REGISTRY_WRITES_PER_SECOND,
-  WORKFLOW_TASK_QUEUE,
-} from '../../src/workflows/task-queues.js';
 import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
 import {
   type SimulatorHarness,

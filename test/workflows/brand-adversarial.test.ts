@@ -16,6 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandResult, BrandStatus, BrandWorkflowOptions } from '../../src/contracts/brand.js';
 import { cancelUpdate, correctBrandUpdate } from '../../src/contracts/brand-operations.js';
+import { registryEventSignal } from '../../src/contracts/signals.js';
 import {
   appealBrand,
   cancelBrand,
@@ -27,7 +28,6 @@ import {
   startBrandOrder,
 } from '../../src/orders/index.js';
 import { initialBrandState } from '../../src/workflows/brand/state.js';
-import { registryEventSignal } from '../../src/workflows/signals.js';
 import { vetViewQuery } from '../../src/workflows/vet/workflow.js';
 import { FakeRegistry, type FaultClass } from '../fixtures/workflow-fake-registry.js';
 import {

@@ -19,6 +19,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/common/seeded-random.js';
 import type { BrandPhase, BrandStatus } from '../../src/contracts/brand.js';
+import { registryEventSignal } from '../../src/contracts/signals.js';
 import {
   appealBrand,
   cancelBrand,
@@ -29,7 +30,6 @@ import {
 } from '../../src/orders/index.js';
 import { deriveBrandPhase } from '../../src/workflows/brand/derive.js';
 import { brandPhases } from '../../src/workflows/brand/phases.js';
-import { registryEventSignal } from '../../src/workflows/signals.js';
 import { FakeRegistry, type FaultClass } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,

@@ -2,6 +2,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appealUpdate, correctBrandUpdate } from '../../src/contracts/brand-operations.js';
+import { registryEventSignal } from '../../src/contracts/signals.js';
 import {
   appealBrand,
   cancelBrand,
@@ -13,7 +14,6 @@ import {
   revetBrand,
   startBrandOrder,
 } from '../../src/orders/index.js';
-import { registryEventSignal } from '../../src/workflows/signals.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,

@@ -7,6 +7,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
+import { parkedEventsByReferenceWorkflowId } from '../../src/contracts/ids.js';
 import {
   appealBrand,
   correctBrand,
@@ -14,7 +15,6 @@ import {
   orderVet,
   startBrandOrder,
 } from '../../src/orders/index.js';
-import { parkedEventsByReferenceWorkflowId } from '../../src/workflows/ids.js';
 import {
   brandRegistration,
   publicProfitRegistration,

@@ -1,8 +1,8 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registryEventSignal } from '../../src/contracts/signals.js';
 import { orderVet, startBrandOrder } from '../../src/orders/index.js';
-import { registryEventSignal } from '../../src/workflows/signals.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,

@@ -16,6 +16,7 @@ import {
   createRegistryReadActivities,
   createRegistryWriteActivities,
 } from '../../src/activities/registry-activities.js';
+import { CampaignIdKey, PhaseKey } from '../../src/contracts/search-attributes.js';
 import { parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { startBrandOrder } from '../../src/orders/brand-client.js';
@@ -29,7 +30,6 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
-import { CampaignIdKey, PhaseKey } from '../../src/workflows/search-attributes.js';
 import { privateBrand, qualifyingCampaign, uniqueRef } from '../fixtures/campaign-env.js';
 import { SwitchableProxy } from '../support/switchable-proxy.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';

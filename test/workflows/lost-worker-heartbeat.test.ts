@@ -18,7 +18,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHeartbeat } from '../../src/activities/heartbeat.js';
-import { registryWritesTaskQueue } from '../../src/workflows/task-queues.js';
+import { registryWritesTaskQueue } from '../../src/contracts/task-queues.js';
 import { createCampaignOnce, registerBrandOnce } from '../fixtures/heartbeat-workflows.js';
 import { brandRegistration } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
