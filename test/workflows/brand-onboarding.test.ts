@@ -95,14 +95,8 @@ describe('brand onboarding', () => {
 
   it('PUBLIC_PROFIT waits for business contact verification; a dropped webhook is recovered by polling', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: publicProfitRegistration() },
-        { taskQueue },
-      );
-      track(handle);
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { handle } = await orderBrand({ brand: publicProfitRegistration() });
       const waiting = await waitForStatus(
         handle,
         (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
@@ -121,14 +115,8 @@ describe('brand onboarding', () => {
 
   it('a webhook wakes the workflow at once; duplicates and unknown event types do no harm', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: publicProfitRegistration() },
-        { taskQueue },
-      );
-      track(handle);
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { reference, handle } = await orderBrand({ brand: publicProfitRegistration() });
       // Wait until the loop waits (its first read done), so only the webhook can move it on.
       const waiting = await waitForStatus(
         handle,
@@ -184,15 +172,12 @@ describe('brand onboarding', () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
     fake.identityOnRevet = 'VERIFIED';
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const {
+        reference,
+        handle,
+        status: stuck,
+      } = await orderBrand({ until: (s) => s.phase === 'needs-correction' });
       expect(stuck.needsAction.map((a) => a.key)).toEqual(['identity']);
       expect(stuck.needsAction[0]?.reason).toMatch(/UNVERIFIED/);
       const described = await handle.describe();
@@ -217,15 +202,10 @@ describe('brand onboarding', () => {
   it('correctBrand({revet: true}) corrects and revets in one step', async () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { reference } = await orderBrand({
+        until: (s) => s.phase === 'needs-correction',
+      });
       const status = await correctBrand(env.client, reference, {
         patch: { companyName: 'Acme Widgets LLC' },
         revet: true,
@@ -238,15 +218,12 @@ describe('brand onboarding', () => {
   it('appeal → appeal-pending → identity update webhook → ready', async () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const {
+        reference,
+        handle,
+        status: stuck,
+      } = await orderBrand({ until: (s) => s.phase === 'needs-correction' });
       const appealed = await appealBrand(env.client, reference, {
         appealCategories: ['VERIFY_TAX_ID'],
         attachmentUuids: ['att-1'],
@@ -339,15 +316,10 @@ describe('brand onboarding', () => {
 
   it('a group 1 correction is refused while the brand has active campaigns', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { reference, status: ready } = await orderBrand({
+        until: (s) => s.phase === 'ready',
+      });
       fake.activeCampaigns.set(ready.brandId!, 2);
       const outcome = await correctBrand(env.client, reference, { patch: { companyName: 'Other' } });
       expect(outcome).toMatchObject({ outcome: 'refused', phase: 'ready' });
@@ -359,15 +331,10 @@ describe('brand onboarding', () => {
   it('a registry refusal of the registration becomes an operator action; correctBrand fixes the registration', async () => {
     const fake = new FakeRegistry();
     fake.refuse('registerBrand', 'EIN does not match the company name');
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const rejected = await waitForStatus(handle, (s) => s.phase === 'registration-rejected');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { reference, status: rejected } = await orderBrand({
+        until: (s) => s.phase === 'registration-rejected',
+      });
       expect(rejected.needsAction[0]?.key).toBe('registration');
       expect(rejected.needsAction[0]?.registryErrors?.[0]?.description).toBe(
         'EIN does not match the company name',
@@ -386,15 +353,10 @@ describe('brand onboarding', () => {
     const fake = new FakeRegistry();
     fake.rateLimit('registerBrand', 4, 100);
     fake.rateLimit('getBrand', 4, 100);
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { handle } = await orderBrand({
+        until: (s) => s.phase === 'ready',
+      });
       // A webhook wakes a read, which meets the storm too.
       await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
       const ready = await waitForStatus(
@@ -411,15 +373,15 @@ describe('brand onboarding', () => {
 
   it('continue-as-new keeps the state, the audit trail and the delivery dedupe', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue, workflowOptions: { continueAsNewAtHistoryLength: 40 } },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const {
+        reference,
+        handle,
+        status: ready,
+      } = await orderBrand({
+        until: (s) => s.phase === 'ready',
+        workflowOptions: { continueAsNewAtHistoryLength: 40 },
+      });
       const firstRun = (await handle.describe()).runId;
       const first = delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId: ready.brandId! });
       await handle.signal(registryEventSignal, first);
@@ -449,31 +411,17 @@ describe('brand onboarding', () => {
 
   it('ends when the registry reports the brand deleted, and on cancel', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, fakeActivities(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
       fake.deleteBrand(ready.brandId!);
       await env.sleep('7 hours'); // the steady reconciliation poll notices
       const result = await handle.result();
       expect(result.phase).toBe('deleted');
 
-      const other = uniqueReference();
-      const started = await startBrandOrder(
-        env.client,
-        { reference: other, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(started.handle);
-      await waitForStatus(started.handle, (s) => s.phase === 'ready');
-      const cancelled = await cancelBrand(env.client, other, 'customer withdrew');
+      const other = await orderBrand({ until: (s) => s.phase === 'ready' });
+      const cancelled = await cancelBrand(env.client, other.reference, 'customer withdrew');
       expect(cancelled.phase).toBe('cancelled');
-      expect((await started.handle.result()).status.cancelReason).toBe('customer withdrew');
+      expect((await other.handle.result()).status.cancelReason).toBe('customer withdrew');
     });
   });
 });
