@@ -7,7 +7,7 @@ import { z } from 'zod';
  * match costs time proportional to the path's length times the pattern's. The engine takes the
  * JavaScript syntax the documented patterns use (anchors, classes, groups, alternation, `*` `+` `?`
  * and small `{n,m}`) and refuses, when the fault is armed, what it cannot run in linear time:
- * backreferences, lookarounds and large counted repetitions. The other ways were worse: a glob
+ * backreferences, lookaheads (and on Node 20 lookbehinds) and large counted repetitions. The other ways were worse: a glob
  * subset breaks `[^/]+` and alternations that tests and drills arm; refusing nested quantifiers
  * still lets `.*.*.*.*x` run in polynomial time on a long path; a vm timeout per match costs about
  * 200 µs for each armed fault on every request. The engine is behind a V8 flag, set here before any
@@ -35,7 +35,7 @@ export function compilePathPattern(pattern: string): RegExp {
     const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : '';
     throw new SyntaxError(
       /linear time/.test(reason)
-        ? `not runnable in linear time (backreferences, lookarounds and large {n,m} are refused): ${reason}`
+        ? `not runnable in linear time (backreferences, lookaheads and large {n,m} are refused): ${reason}`
         : `not a valid regular expression: ${reason}`,
     );
   }

@@ -58,7 +58,8 @@ test('the documented patterns, and those tests and drills arm, are accepted and 
 
 test('a pattern the linear engine cannot run is refused at arming, naming pathPattern', async () => {
   const api = await setup();
-  for (const pattern of ['(a)\\1', '(?=a)b', '(?<!x)y', '[a-z]{1,500}x', '(']) {
+  // Not lookbehinds: Node 24's linear engine runs them (in linear time), Node 20's refuses them.
+  for (const pattern of ['(a)\\1', '(?=a)b', '(?!a)b', '[a-z]{1,500}x', '(']) {
     const refused = await api.control
       .addFault({ kind: 'latency', pathPattern: pattern, latencyMs: 0 })
       .catch((error: unknown) => error);
