@@ -107,7 +107,7 @@ export async function workerKillDrill(opts: {
     });
     let worker = stack.startWorkerProcess();
     await worker.ready;
-    if (opts.idleWindowFirst) await sleep(10_500);
+    if (opts.idleWindowFirst) await stack.setupWritesLeftWindow();
     const restartMs: number[] = [];
     const inFlightAtKill: number[][] = [];
     /** Waits for a create on `path` recent enough to be still held when the kill lands, kills, restarts. */

@@ -87,17 +87,14 @@ function writesByKind(calls: readonly ProxiedCall[], fromMs: number) {
 }
 const WRITES_PER_SECOND = 2;
 
-/**
- * The registry counts every write of the account, and the stack's setup sends some (the ingress's
- * webhook subscriptions, straight to the simulator, outside the workers' budget and the proxy). The run
- * starts one window after them, so the product starts from an idle window as the naive client does.
- */
-const SETUP_WRITES_IDLE_MS = 10_500;
+// The stack's setup sends writes outside the workers' budget (the ingress's webhook subscriptions):
+// the run starts once they have left the registry's window, so the product starts from an idle window
+// as the naive client does.
 
 async function productRun() {
   const stack = await startBenchStack({ timeScale: 3600 });
   try {
-    await new Promise((resolve) => setTimeout(resolve, SETUP_WRITES_IDLE_MS));
+    await stack.setupWritesLeftWindow();
     const prefix = `tp${Date.now().toString(36)}`;
     const run = await startBulk(stack.client, { n: N, prefix });
     const waited = await waitForBulk(stack.client, run, 300_000, (done, total) =>
