@@ -147,9 +147,12 @@ export function builderCheck(
 async function brandWorkflowStatus(
   temporal: Client,
   brandReference: string,
+  signal: AbortSignal | undefined,
 ): Promise<BrandStatus | undefined> {
+  const query = () => temporal.workflow.getHandle(brandWorkflowId(brandReference)).query(brandStatusQuery);
   try {
-    return await temporal.workflow.getHandle(brandWorkflowId(brandReference)).query(brandStatusQuery);
+    // A query waits for a workflow worker to answer it: the attempt's cancellation ends the wait.
+    return await (signal ? temporal.withAbortSignal(signal, query) : query());
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
@@ -166,7 +169,7 @@ export function createCampaignReadActivities(
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
         const opts = attemptCallOptions();
-        const wf = await brandWorkflowStatus(temporal(), brandReference);
+        const wf = await brandWorkflowStatus(temporal(), brandReference, opts.signal);
         const reasons: string[] = [];
         let brandId = wf?.brandId;
         if (!wf) {

@@ -84,8 +84,8 @@ async function reserve(
 ): Promise<WriteReservation> {
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw abortReason(signal);
-    try {
-      return await client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+    const update = () =>
+      client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
         args: [request(attempt)],
         startWorkflowOperation: new WithStartWorkflowOperation(WRITE_BUDGET_WORKFLOW_TYPE, {
           workflowId: writeBudgetWorkflowId(account),
@@ -94,7 +94,12 @@ async function reserve(
           workflowIdConflictPolicy: 'USE_EXISTING',
         }),
       });
+    try {
+      // The update waits until the budget workflow answers, which it never does when no worker serves
+      // its queue (every one stopped, or stopping): the attempt's cancellation must end the wait.
+      return await (signal ? client.withAbortSignal(signal, update) : update());
     } catch (error) {
+      if (signal?.aborted) throw abortReason(signal);
       // A refused request (its numbers) is not retried; anything else (the run closing as the update
       // arrived, a transient RPC failure) is, a few times, before the activity's own retry takes over.
       if (error instanceof WorkflowUpdateFailedError || attempt >= RESERVE_ATTEMPTS) throw error;

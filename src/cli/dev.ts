@@ -1,4 +1,5 @@
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { OWN_SHUTDOWN_SIGNALS } from '../observability/metrics.js';
 import { parseDevOptions } from '../stack/dev-options.js';
 import { DEFAULT_TIME_SCALE, formatChange, startLocalStack } from '../stack/index.js';
 import { isAddressInUse, portOrFree, startOnProbedPorts } from '../stack/ports.js';
@@ -49,6 +50,8 @@ export async function runDev(argv: string[]): Promise<number> {
     start: async () => {
       const port = await portOrFree(options.metricsPort);
       Runtime.install({
+        // untilSignal below stops the stack, workers in order (see OWN_SHUTDOWN_SIGNALS).
+        shutdownSignals: OWN_SHUTDOWN_SIGNALS,
         logger: new DefaultLogger('WARN', (entry) => {
           // Expected with one worker per task queue; not worth a line in the terminal.
           if (/^No (activities|workflows) registered/.test(entry.message)) return;

@@ -25,12 +25,22 @@ export interface RuntimeTelemetryInput {
   globalTags?: Record<string, string>;
 }
 
-/** Options for `Runtime.install(...)`: Prometheus exporter, forwarded Core logs, the logger. */
+/**
+ * None: the process handles SIGINT and SIGTERM itself and stops its workers in order (the registry
+ * activities drain first, while the workflow workers still answer the write budget's reservations
+ * and the brand status queries they make; see `runningWorkers` in src/workers/create-workers.ts).
+ * The Runtime's default handlers shut every worker down at once on those signals, and a write about
+ * to reserve its instant then waited for an answer that no worker would give.
+ */
+export const OWN_SHUTDOWN_SIGNALS: NodeJS.Signals[] = [];
+
+/** Options for `Runtime.install(...)`: Prometheus exporter, forwarded Core logs, the logger, no signal handlers. */
 export function runtimeTelemetryOptions(input: RuntimeTelemetryInput): RuntimeOptions {
   const address = input.prometheusBindAddress;
   if (address !== undefined) assertBindAddress(address);
   return {
     ...(input.logger ? { logger: input.logger } : {}),
+    shutdownSignals: OWN_SHUTDOWN_SIGNALS,
     telemetryOptions: {
       ...(input.logger
         ? { logging: { filter: { core: input.coreLogLevel ?? 'WARN', other: 'ERROR' }, forward: {} } }

@@ -284,11 +284,23 @@ function runningWorkers(
   connection: NativeConnection,
   ownsConnection: boolean,
 ): RunningWorkers {
+  // Each worker's run, started once: a shutdown awaits the activity workers' runs before it stops
+  // the workflow workers.
+  let runs: Promise<void>[] | undefined;
+  const started = () => {
+    runs ??= workers.map((w) => w.run());
+    return runs;
+  };
   let running: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
   const run = () => {
-    running ??= Promise.all(workers.map((w) => w.run())).then(() => undefined);
+    running ??= Promise.all(started()).then(() => undefined);
     return running;
+  };
+  const stop = async (some: Worker[]) => {
+    const all = started();
+    for (const w of some) if (w.getState() === 'RUNNING') w.shutdown();
+    await Promise.all(some.map((w) => all[workers.indexOf(w)]?.catch(() => undefined)));
   };
   return {
     workers,
@@ -297,14 +309,23 @@ function runningWorkers(
     shutdown() {
       // Once only: it closes the registry clients and the connection it opened. Workers that were
       // created but never run are started and stopped at once, so they release their task queues.
+      // The activity workers stop first and their running activities finish while the workflow
+      // workers still run: a write in flight reserves its instant from the account's budget
+      // workflow, which only a running workflow worker answers.
       stopping ??= (async () => {
-        const runs = run().catch(() => undefined);
-        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-        await runs;
+        run().catch(() => undefined);
+        const activityWorkers = workers.filter(hostsActivities);
+        await stop(activityWorkers);
+        await stop(workers.filter((w) => !activityWorkers.includes(w)));
         await closeRegistryClients();
         if (ownsConnection) await connection.close();
       })();
       return stopping;
     },
   };
+}
+
+/** Whether a worker runs activities (a registry queue) rather than workflows. */
+function hostsActivities(worker: Worker): boolean {
+  return worker.options.activities.size > 0;
 }

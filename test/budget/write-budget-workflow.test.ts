@@ -7,7 +7,9 @@
  *   across the runs (a reservation right after the continue-as-new waits for the window);
  * - a refused request (numbers that make no budget) is refused by the validator, not recorded;
  * - a reservation answered too late is not used: the permit reserves again and hands the late
- *   instant back, so the window's slot is granted again instead of lost.
+ *   instant back, so the window's slot is granted again instead of lost;
+ * - a reservation that no worker answers ends when the attempt is cancelled (it used to wait forever,
+ *   and a stopping worker with it).
  */
 import { randomUUID } from 'node:crypto';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
@@ -102,6 +104,7 @@ describe('the write budget workflow', () => {
     const stop = new AbortController();
     const handedBack: (number | undefined)[] = [];
     const slowClient = {
+      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) => env.client.withAbortSignal(signal, fn),
       workflow: {
         executeUpdateWithStart: async (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
           handedBack.push((args[1].args as [{ unused?: number }])[0].unused);
@@ -126,5 +129,34 @@ describe('the write budget workflow', () => {
     expect(handedBack).toEqual([undefined, granted[0]]);
     expect(granted).toHaveLength(2);
     expect(granted[1]! - granted[0]!).toBeLessThan(60_000);
+  }, 60_000);
+
+  it('stops waiting for a reservation nobody answers (no worker serves the budget) when its attempt is cancelled', async () => {
+    // The budget workflow's queue has no worker: the update is never accepted, and the client would
+    // ask again forever. Only the attempt's cancellation (a worker's shutdown grace run out, the
+    // workflow cancelled) ends the wait, and the write is then not sent.
+    const account = `unserved-${randomUUID().slice(0, 8)}`;
+    const permits = writeBudgetPermits(account, writeBudgetSettings(20), {
+      temporalClient: () => env.client,
+      workflowTaskQueue: `nobody-${randomUUID()}`,
+    });
+    const cancel = new AbortController();
+    const waiting = permits.acquire(cancel.signal);
+    const outcome = waiting.then(
+      () => 'granted',
+      (error: unknown) => error,
+    );
+    // Still waiting a second later: nobody answered.
+    expect(await Promise.race([outcome, new Promise((r) => setTimeout(() => r('waiting'), 1_000))])).toBe(
+      'waiting',
+    );
+    const reason = new Error('attempt cancelled');
+    cancel.abort(reason);
+    // At once, not when the server gives up on the update call (about 30 s on the test server, never
+    // on the dev server): 10 s is hundreds of times what it takes.
+    expect(await Promise.race([outcome, new Promise((r) => setTimeout(() => r('still waiting'), 10_000))])).toBe(
+      reason,
+    );
+    await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
   }, 60_000);
 });

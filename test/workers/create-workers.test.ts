@@ -169,6 +169,62 @@ describe('createWorkers', () => {
     }
   });
 
+  it('shuts down with a write about to reserve its instant: the budget still answers, the write is sent once', async () => {
+    // The create's look-up by referenceId (inside the write activity, before its permit) is held
+    // 1.5 s at the simulator, and the shutdown begins meanwhile. The activity then reserves its instant from the
+    // account's budget workflow: the workflow workers must still be running to answer it (they used
+    // to stop with the activity workers, and the reservation waited forever).
+    const proxy = await startCountingProxy(harness.sim.url);
+    const account = `reserve-${randomUUID().slice(0, 6)}`;
+    const workflowTaskQueue = `tcr-workflows-${randomUUID()}`;
+    const workers = await createWorkers(
+      {
+        temporal: { address: 'unused:7233', namespace: 'default' },
+        accounts: [{ ...simulatorAccount(harness.sim, account), baseUrl: proxy.url }],
+      },
+      {
+        connection: env.nativeConnection,
+        workflowBundle: await workflowBundle(workflowsPath),
+        workflowTaskQueue,
+      },
+    );
+    const run = workers.run();
+    const reference = `reserve-${randomUUID().slice(0, 8)}`;
+    const isLookup = (c: { method: string; path: string; query?: string }) =>
+      c.method === 'GET' && c.path === '/v2/brand' && (c.query ?? '').includes(reference);
+    const isCreate = (c: { method: string; path: string }) =>
+      c.method === 'POST' && c.path === '/v2/brand/nonBlocking';
+    await harness.control.addFault({
+      kind: 'latency',
+      method: 'GET',
+      pathPattern: '^/v2/brand$',
+      latencyMs: 1_500,
+      count: 1,
+    });
+    const { handle } = await startBrandOrder(
+      env.client,
+      { reference, account, brand: brandRegistration() },
+      { taskQueue: workflowTaskQueue },
+    );
+    try {
+      while (!proxy.inFlight().some(isLookup)) await new Promise((r) => setTimeout(r, 10));
+      await harness.control.clearFaults();
+      await workers.shutdown();
+      await run;
+      // The create went out once, after the shutdown began, and its answer reached the worker.
+      expect(proxy.calls.filter(isCreate).map((c) => ({ status: c.status, callerGone: c.callerGone }))).toEqual(
+        [{ status: 200, callerGone: false }],
+      );
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.some((e) => e.activityTaskCompletedEventAttributes && true)).toBe(true);
+      expect(events.filter((e) => e.activityTaskFailedEventAttributes)).toEqual([]);
+    } finally {
+      await harness.control.clearFaults();
+      await handle.terminate().catch(() => undefined);
+      await proxy.close();
+    }
+  });
+
   it('releases workers that were created but never run, so the same queues can be served again', async () => {
     const config = {
       temporal: { address: 'unused:7233', namespace: 'default' },

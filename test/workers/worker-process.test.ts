@@ -2,7 +2,8 @@
  * `tcr worker` as its own process (dist/cli/main.js: run `npm run build` first), against a dev
  * server of its own: it exits non-zero naming what failed when it cannot start, and exits on
  * SIGTERM in every state (starting, running, shutting down; a second SIGTERM during a graceful
- * shutdown exits at once).
+ * shutdown exits at once), and on SIGTERM its registry activities drain before its workflow workers
+ * stop, so a write about to reserve its instant is still answered and sent.
  *
  * `tcr ingress` is checked for the one case where it shared the bug: a SIGTERM while its connection
  * to Temporal is still being made.
@@ -21,9 +22,11 @@ import { type AddressInfo, createServer as createTcpServer, type Server as TcpSe
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingProxy } from '../../bench/support/counting-proxy.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 import { brandRegistration } from '../fixtures/workflow-harness.js';
+import { simulatorAccount, startTestSimulator } from '../fixtures/workflow-simulator.js';
 import { startIngressProcess } from '../support/ingress-process.js';
 import { devServerEnv } from '../support/temporal-env.js';
 
@@ -198,6 +201,56 @@ describe('tcr worker (process)', () => {
     expect(await worker.exited, worker.output()).toEqual({ code: 0, signal: null });
     expect(worker.output()).toContain('tcr worker: stopping gracefully');
     expect(worker.output()).toContain('tcr worker stopped');
+  });
+
+  it('on SIGTERM, a write that is about to reserve its instant still gets it from the budget workflow and is sent once', async () => {
+    // The create's look-up by referenceId (inside the write activity, before its permit) is held at
+    // the simulator, and SIGTERM comes meanwhile. The workflow workers must outlive the activities
+    // they answer: the Runtime's own signal handlers stopped every worker at once, and the write then
+    // waited out the 30 s grace for a reservation nobody answered and was cancelled, never sent.
+    const harness = await startTestSimulator({ rateLimits: false });
+    const proxy = await startCountingProxy(harness.sim.url);
+    const reference = `sigterm-write-${randomUUID().slice(0, 8)}`;
+    let handle: Awaited<ReturnType<typeof startBrandOrder>>['handle'] | undefined;
+    try {
+      const account = { ...simulatorAccount(harness.sim, 'acme'), baseUrl: proxy.url };
+      const worker = tcrWorker({ TEMPORAL_ADDRESS: env.address, TCR_ACCOUNTS: JSON.stringify([account]) });
+      await worker.waitFor('tcr worker running');
+      await harness.control.addFault({
+        kind: 'latency',
+        method: 'GET',
+        pathPattern: '^/v2/brand$',
+        latencyMs: 1_500,
+        count: 1,
+      });
+      ({ handle } = await startBrandOrder(env.client, {
+        reference,
+        account: 'acme',
+        brand: brandRegistration(),
+      }));
+      const isLookup = (c: { method: string; path: string; query: string }) =>
+        c.method === 'GET' && c.path === '/v2/brand' && c.query.includes(reference);
+      while (!proxy.inFlight().some(isLookup)) await new Promise((r) => setTimeout(r, 10));
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.output()).toEqual({ code: 0, signal: null });
+      const creates = proxy.calls.filter((c) => c.method === 'POST' && c.path === '/v2/brand/nonBlocking');
+      expect(creates.map((c) => ({ status: c.status, callerGone: c.callerGone }))).toEqual([
+        { status: 200, callerGone: false },
+      ]);
+      const events = (await handle.fetchHistory()).events ?? [];
+      const registered = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'registerBrand',
+      );
+      expect(registered).toHaveLength(1);
+      expect(events.filter((e) => e.activityTaskCompletedEventAttributes).length).toBeGreaterThanOrEqual(1);
+      expect(
+        events.filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskCanceledEventAttributes),
+      ).toEqual([]);
+    } finally {
+      await handle?.terminate().catch(() => undefined);
+      await proxy.close();
+      await harness.sim.close();
+    }
   });
 
   it('a second SIGTERM during a graceful shutdown that waits for a registry call exits at once (143)', async () => {
