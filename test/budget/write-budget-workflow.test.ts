@@ -104,7 +104,8 @@ describe('the write budget workflow', () => {
     const stop = new AbortController();
     const handedBack: (number | undefined)[] = [];
     const slowClient = {
-      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) => env.client.withAbortSignal(signal, fn),
+      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) =>
+        env.client.withAbortSignal(signal, fn),
       workflow: {
         executeUpdateWithStart: async (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
           handedBack.push((args[1].args as [{ unused?: number }])[0].unused);
@@ -154,9 +155,9 @@ describe('the write budget workflow', () => {
     cancel.abort(reason);
     // At once, not when the server gives up on the update call (about 30 s on the test server, never
     // on the dev server): 10 s is hundreds of times what it takes.
-    expect(await Promise.race([outcome, new Promise((r) => setTimeout(() => r('still waiting'), 10_000))])).toBe(
-      reason,
-    );
+    expect(
+      await Promise.race([outcome, new Promise((r) => setTimeout(() => r('still waiting'), 10_000))]),
+    ).toBe(reason);
     await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
   }, 60_000);
 });

@@ -212,11 +212,19 @@ describe('createWorkers', () => {
       await workers.shutdown();
       await run;
       // The create went out once, after the shutdown began, and its answer reached the worker.
-      expect(proxy.calls.filter(isCreate).map((c) => ({ status: c.status, callerGone: c.callerGone }))).toEqual(
-        [{ status: 200, callerGone: false }],
-      );
+      expect(
+        proxy.calls.filter(isCreate).map((c) => ({ status: c.status, callerGone: c.callerGone })),
+      ).toEqual([{ status: 200, callerGone: false }]);
       const events = (await handle.fetchHistory()).events ?? [];
-      expect(events.some((e) => e.activityTaskCompletedEventAttributes && true)).toBe(true);
+      const scheduled = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'registerBrand',
+      );
+      expect(scheduled).toHaveLength(1);
+      const completed = events.filter(
+        (e) =>
+          Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(scheduled[0]?.eventId),
+      );
+      expect(completed).toHaveLength(1);
       expect(events.filter((e) => e.activityTaskFailedEventAttributes)).toEqual([]);
     } finally {
       await harness.control.clearFaults();
