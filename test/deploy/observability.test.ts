@@ -138,8 +138,10 @@ describe('workerObservabilityFromEnv', () => {
 describe('runtimeTelemetryOptions', () => {
   it('configures the Prometheus exporter and forwards Core logs to the logger', () => {
     const logger = pinoTemporalLogger(createLogger({ component: 'worker', destination: new Lines() }));
+    // No signal handlers of the Runtime's own: the process stops its workers in order itself.
     expect(runtimeTelemetryOptions({ prometheusBindAddress: '127.0.0.1:9464', logger })).toEqual({
       logger,
+      shutdownSignals: [],
       telemetryOptions: {
         logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
         metrics: {
@@ -147,7 +149,7 @@ describe('runtimeTelemetryOptions', () => {
         },
       },
     });
-    expect(runtimeTelemetryOptions({})).toEqual({ telemetryOptions: {} });
+    expect(runtimeTelemetryOptions({})).toEqual({ shutdownSignals: [], telemetryOptions: {} });
     expect(() => runtimeTelemetryOptions({ prometheusBindAddress: 'localhost' })).toThrow(/host:port/);
   });
 });

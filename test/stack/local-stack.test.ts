@@ -151,6 +151,32 @@ const expected = {
   ...Object.fromEntries(Object.entries(campaignEndStates).map(([r, p]) => [`campaign/${r}`, p])),
 };
 
+/**
+ * `work()`, failing with the step's name and how long the test had run when it does not end within
+ * `ms`: a test that times out as a whole says nothing of where it waited (one of these did, once in
+ * ten runs, at 240 s).
+ */
+async function step<T>(name: string, ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const started = Date.now();
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `step '${name}' did not end within ${ms / 1000} s (started ${new Date(started).toISOString()})`,
+          ),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work(), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function waitForEndStates(s: LocalStack, timeoutMs: number): Promise<Record<string, string>> {
   const deadline = Date.now() + timeoutMs;
   let last: Record<string, string> = {};
@@ -247,20 +273,28 @@ describe('the local stack', () => {
     // A brand of the test's own that continues as new every few dozen events, so the personal data
     // also travels in continue-as-new inputs; a vet imported with a token (the update, the vet
     // child workflow, the activity); a correction with new personal data (the update, the activity).
-    const started = await startBrandOrder(s.client, privacyCheckOrder, {
-      workflowOptions: { continueAsNewAtHistoryLength: 40 },
-    });
+    const started = await step('start the privacy-check order', 30_000, () =>
+      startBrandOrder(s.client, privacyCheckOrder, {
+        workflowOptions: { continueAsNewAtHistoryLength: 40 },
+      }),
+    );
     expect(started.started).toBe(true);
-    await waitForBrandPhase(s.client, privacyCheckOrder.reference, 'ready', 120_000);
-    const imported = await importVet(s.client, privacyCheckOrder.reference, {
-      evpId: 'AEGIS',
-      vettingId: 'IMPORTED-PRIVACY-1',
-      vettingToken: VETTING_TOKEN,
-    });
+    await step('the privacy-check brand ready', 130_000, () =>
+      waitForBrandPhase(s.client, privacyCheckOrder.reference, 'ready', 120_000),
+    );
+    const imported = await step('import a vet with a token', 60_000, () =>
+      importVet(s.client, privacyCheckOrder.reference, {
+        evpId: 'AEGIS',
+        vettingId: 'IMPORTED-PRIVACY-1',
+        vettingToken: VETTING_TOKEN,
+      }),
+    );
     expect(imported.outcome).toBe('done');
-    const corrected = await correctBrand(s.client, privacyCheckOrder.reference, {
-      patch: { phone: CORRECTED_PHONE, email: CORRECTED_EMAIL },
-    });
+    const corrected = await step('correct the brand', 60_000, () =>
+      correctBrand(s.client, privacyCheckOrder.reference, {
+        patch: { phone: CORRECTED_PHONE, email: CORRECTED_EMAIL },
+      }),
+    );
     expect(corrected.outcome).toBe('done');
     const privacyRuns = async () => {
       const out: WorkflowExecutionInfo[] = [];
@@ -268,14 +302,22 @@ describe('the local stack', () => {
       for await (const info of s.client.workflow.list({ query })) out.push(info);
       return out;
     };
-    for (let i = 0; i < 600 && !(await privacyRuns()).some((r) => r.status.name === 'CONTINUED_AS_NEW'); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await step('a continue-as-new of the privacy-check brand', 90_000, async () => {
+      for (
+        let i = 0;
+        i < 600 && !(await privacyRuns()).some((r) => r.status.name === 'CONTINUED_AS_NEW');
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 100));
+    });
     const secrets = [...examplePersonalData, VETTING_TOKEN, CORRECTED_PHONE, CORRECTED_EMAIL];
 
     // Every run of every workflow, as anyone who can read the namespace sees it: no codec.
     const raw = new Client({ connection: s.client.connection, namespace: s.urls.namespace });
     const runs: WorkflowExecutionInfo[] = [];
-    for await (const info of raw.workflow.list()) runs.push(info);
+    await step('list every run', 30_000, async () => {
+      for await (const info of raw.workflow.list()) runs.push(info);
+    });
     const ids = runs.map((r) => r.workflowId);
     for (const id of ['brand/privacy-check', 'brand/bright-minds-tutoring', 'campaign/acme-marketing'])
       expect(ids).toContain(id);
@@ -304,7 +346,9 @@ describe('the local stack', () => {
     const failureMessages: string[] = [];
     let payloadCount = 0;
     for (const run of runs) {
-      const history = await raw.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+      const history = await step(`fetch the history of ${run.workflowId}`, 30_000, () =>
+        raw.workflow.getHandle(run.workflowId, run.runId).fetchHistory(),
+      );
       histories.push({ workflowId: run.workflowId, history });
       for (const leak of historyLeaks(history, secrets))
         leaks.push(`${run.workflowId} ${run.runId}: ${leak}`);
@@ -347,16 +391,18 @@ describe('the local stack', () => {
     // Every history, continue-as-new runs included, replays with the product's data converter.
     const bundle = await workflowBundle(workflowsPath);
     const replayConverter = dataConverter({ keyring });
-    for (const { workflowId, history } of histories)
-      await Worker.runReplayHistory(
-        { workflowBundle: bundle, dataConverter: replayConverter },
-        history,
-        workflowId,
-      );
+    await step(`replay ${histories.length} histories`, 120_000, async () => {
+      for (const { workflowId, history } of histories)
+        await Worker.runReplayHistory(
+          { workflowBundle: bundle, dataConverter: replayConverter },
+          history,
+          workflowId,
+        );
+    });
     console.log(
       `raw histories: ${runs.length} runs (${continued.length} continued as new), ${payloadCount} payloads, ${failureMessages.length} failures, ${secrets.length} personal values and tokens searched`,
     );
-  }, 240_000);
+  }, 600_000);
 
   it('the temporal CLI shows decoded payloads with the profile the stack writes, and encrypted ones without it', async () => {
     const s = stack!;
