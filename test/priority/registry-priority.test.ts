@@ -21,7 +21,11 @@ import {
   waitForBrandPhase,
 } from '../../src/orders/brand-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
-import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import {
+  createWorkers,
+  type RunningWorkers,
+  WRITE_ACTIVITIES_PER_ACCOUNT,
+} from '../../src/workers/create-workers.js';
 import { registryPriorityKeys } from '../../src/workflows/entity/stubs.js';
 import { brandOrder } from '../cli/support.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
@@ -29,10 +33,10 @@ import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
 const ACCOUNT = 'local';
 /**
- * Brand orders queued on the account's writes queue (2 writes/s: about 20 s of backlog).
+ * Brand orders queued on the account's writes queue (a window's burst, then 2 writes/s: about 20 s of backlog).
  * PRIORITY_BACKLOG sets another size for a one-off measurement (the figure is printed).
  */
-const BACKLOG = Number(process.env.PRIORITY_BACKLOG ?? 40);
+const BACKLOG = Number(process.env.PRIORITY_BACKLOG ?? 60);
 
 let env: TestWorkflowEnvironment;
 let sim: RunningSimulator;
@@ -182,14 +186,15 @@ describe('registry call priorities on one account', () => {
         `${ahead.length} started before it; update waited ${update.startedAt! - update.scheduledAt} ms, ` +
         `webhook read ${webhookRead.startedAt! - webhookRead.scheduledAt} ms`,
     );
-    // The backlog was real: without priorities every waiting registration (queued before the update)
-    // would start before it, so two are enough for the check below to fail. How many are still waiting
-    // depends on how fast this machine scheduled the backlog (2 writes/s drain it), so no more is asked.
-    expect(waiting.length).toBeGreaterThanOrEqual(2);
     // A FIFO queue starts every waiting order first (ahead = waiting). With priority, the operator's
-    // write goes next but for tasks already in hand: the writes worker's one outstanding poll and a
-    // slot freed at that moment (2 seen once in a full run).
-    expect(ahead.length).toBeLessThanOrEqual(Math.min(2, waiting.length - 1));
+    // write goes next but for the tasks that slots freed while it reached the server's matcher: each
+    // of the writes worker's WRITE_ACTIVITIES_PER_ACCOUNT slots polls once when it frees, and a burst
+    // of the budget's window frees several at once (0 seen in most runs; 2 once, 3 once, in full runs
+    // of the suite). So the backlog must hold more than twice that many waiting registrations for the
+    // check to tell priority from FIFO: BACKLOG is sized for it (2 writes/s drain it, so how many are
+    // still waiting depends on how fast this machine scheduled the backlog: 25 to 30 of 40 were).
+    expect(waiting.length).toBeGreaterThanOrEqual(2 * WRITE_ACTIVITIES_PER_ACCOUNT);
+    expect(ahead.length).toBeLessThanOrEqual(WRITE_ACTIVITIES_PER_ACCOUNT);
 
     // Priorities as recorded: orders 3, the operator's write 1, the webhook's read 2.
     expect(new Set(bulkRegistrations.map((c) => c.priorityKey))).toEqual(

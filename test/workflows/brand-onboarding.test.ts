@@ -113,6 +113,33 @@ describe('brand onboarding', () => {
     });
   });
 
+  it('the status query shows what the loop waits for only while it waits, not while a wake is being handled', async () => {
+    const fake = new FakeRegistry();
+    await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
+      const { handle } = await orderBrand({ brand: publicProfitRegistration() });
+      const waiting = await waitForStatus(
+        handle,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
+      );
+      // The wake's read is held at the registry: the loop is awake, not waiting.
+      const read = fake.block('getBrand');
+      await handle.signal(
+        registryEventSignal,
+        delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId: waiting.brandId! }),
+      );
+      await read.reached;
+      const awake = await getBrandStatus(env.client, waiting.reference);
+      expect(awake.waitingFor).toBeUndefined();
+      read.release();
+      // Waiting again (nothing changed at the registry): what for, and until when, again.
+      const again = await waitForStatus(
+        handle,
+        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
+      );
+      expect(again.waitingFor?.what).toMatch(/contact/);
+    });
+  });
+
   it('a webhook wakes the workflow at once; duplicates and unknown event types do no harm', async () => {
     const fake = new FakeRegistry();
     await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {

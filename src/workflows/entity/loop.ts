@@ -140,6 +140,8 @@ export async function runEntityLoop<P extends string, K extends string>(
       ...(deadline !== undefined ? { deadline } : {}),
       interrupt: () => spec.queue.hasPending,
     });
+    // Awake: the status query no longer shows what the loop waited for until it waits again.
+    setWaitingFor(spec.view, undefined);
     if (cause === 'poll' && !spec.guarded.faulted) spec.state.loop.pollAttempt++;
     if (cause === 'timer') await spec.onDeadline?.();
   }
