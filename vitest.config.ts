@@ -10,6 +10,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],
-    setupFiles: ['test/support/quiet-runtime.ts'],
+    setupFiles: ['test/support/quiet-runtime.ts', 'test/support/remove-temp-dirs.ts'],
   },
 });

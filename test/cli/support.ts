@@ -1,10 +1,10 @@
 /** Helpers for the CLI suites: run `tcr` in-process and capture what it prints. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/run.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
+import { tempDir as makeTempDir } from '../support/temp-dir.js';
 
 export interface CliRun {
   code: number;
@@ -24,7 +24,7 @@ export async function tcr(argv: string[], deps: Omit<CliDeps, 'io'> = {}): Promi
 }
 
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'tcr-cli-test-'));
+  return makeTempDir('tcr-cli-test-');
 }
 
 export function writeJson(dir: string, name: string, value: unknown): string {

@@ -4,9 +4,8 @@
  * refused at start otherwise, naming the account, the field and the fix; the accounts file must be
  * private; TCR_REGISTRY_TIMEOUT_MS reaches the clients the worker makes.
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -15,6 +14,7 @@ import { closeRegistryClients } from '../../src/registry/client.js';
 import { RegistryTimeoutError } from '../../src/registry/errors.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 import { createWorkers, registryResolver } from '../../src/workers/create-workers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const API_KEY = 'key-Zq9-never-print-me';
 const SECRET = 'sekret-Zq9-never-print-me';
@@ -114,7 +114,7 @@ describe('remote accounts', () => {
   });
 
   it('temporal-docker/accounts.example.json is a valid configuration as shipped', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcr-accounts-'));
+    const dir = tempDir('tcr-accounts-');
     const file = join(dir, 'accounts.json');
     writeFileSync(file, readFileSync(join(projectRoot, 'temporal-docker/accounts.example.json')), {
       mode: 0o600,
@@ -127,7 +127,7 @@ describe('remote accounts', () => {
 
 describe('TCR_ACCOUNTS_FILE', () => {
   it('is refused when group or others can read it, with the chmod that fixes it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcr-accounts-'));
+    const dir = tempDir('tcr-accounts-');
     const file = join(dir, 'accounts.json');
     writeFileSync(file, JSON.stringify([production({ allowedHosts: ['api.registry.example'] })]));
     chmodSync(file, 0o644);

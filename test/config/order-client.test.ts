@@ -3,13 +3,13 @@
  * settings as the worker, the ingress and `tcr` do: variables over a `temporal.toml` profile, the API
  * key switching TLS on, the earlier TEMPORAL_TLS_* names; a problem names the variable, never a value.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectOrderClient } from '../../src/config/order-client.js';
 import { ConfigError } from '../../src/config/worker-config.js';
 import { connectOrderClient as exported } from '../../src/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const NO_TOML = { TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' };
 const API_KEY = 'order-client-api-key-never-print';
@@ -36,7 +36,7 @@ describe('connectOrderClient', () => {
   });
 
   it('reads a temporal.toml profile, with the variables and the options over it', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'tcr-order-client-')), 'temporal.toml');
+    const file = join(tempDir('tcr-order-client-'), 'temporal.toml');
     writeFileSync(file, '[profile.prod]\naddress = "profile.example:7233"\nnamespace = "from-profile"\n');
     const env = { TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' };
     const fromProfile = await connectOrderClient({ lazy: true, env });

@@ -4,8 +4,7 @@
  * table says; this project's earlier TLS names too. A variable added to the table without a case
  * here fails the first test.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   type TemporalConnectionConfig,
   temporalConnectionOptions,
 } from '../../src/config/temporal-connection.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs/operations.md'), 'utf8');
 const section = doc.slice(doc.indexOf('### Temporal connection'), doc.indexOf('### Worker'));
@@ -20,7 +20,7 @@ const documented = [...section.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) =>
   [...row[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!),
 );
 
-const dir = mkdtempSync(join(tmpdir(), 'tcr-temporal-vars-'));
+const dir = tempDir('tcr-temporal-vars-');
 const file = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
   return join(dir, name);

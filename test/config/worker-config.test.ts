@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../../src/config/worker-config.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const SECRET = 'sekret-Zq9-never-print-me';
 const API_KEY = 'key-Zq9-never-print-me';
@@ -57,7 +57,7 @@ describe('loadWorkerConfig', () => {
   });
 
   it('reads accounts from TCR_ACCOUNTS_FILE, and names the variable when the file is missing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcr-config-'));
+    const dir = tempDir('tcr-config-');
     const file = join(dir, 'accounts.json');
     writeFileSync(file, JSON.stringify([account()]), { mode: 0o600 });
     expect(loadWorkerConfig({ TCR_ACCOUNTS_FILE: file }).accounts[0]?.name).toBe('acme');

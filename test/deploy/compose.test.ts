@@ -6,8 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchAttributeType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { loadWorkerConfig } from '../../src/config/worker-config.js';
 import { allSearchAttributeKeys } from '../../src/contracts/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { DEFAULT_PARKED_TASK_QUEUE } from '../../src/ingress/config.js';
+import { tempDir } from '../support/temp-dir.js';
 import { NOT_ENVIRONMENT, SYSTEM_VARIABLES, scanEnvironmentVariables } from './env-scan.js';
 import { parseYamlSubset, type YamlValue } from './yaml-subset.js';
 
@@ -236,7 +236,7 @@ describe('temporal-docker/docker-compose.yml', () => {
   it('ships an accounts example that the worker configuration accepts', () => {
     // Copied and made private as the compose steps say (cp ... secrets/accounts.json; chmod 600): the
     // worker refuses an accounts file that group or others can read, as the checked-out example is.
-    const file = join(mkdtempSync(join(tmpdir(), 'tcr-accounts-')), 'accounts.json');
+    const file = join(tempDir('tcr-accounts-'), 'accounts.json');
     writeFileSync(file, readFileSync(join(root, 'temporal-docker/accounts.example.json')), { mode: 0o600 });
     const config = loadWorkerConfig({ TCR_ACCOUNTS_FILE: file });
     expect(config.accounts.map((a) => a.name)).toEqual(['acme']);
@@ -385,7 +385,7 @@ describe('compose hardening', () => {
 
 describe('temporal-docker/pin-images.sh', () => {
   it('pins each pulled image to the digest docker reports, and leaves built and pinned ones', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pin-images-'));
+    const dir = tempDir('pin-images-');
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     const digest = (ref: string) => `sha256:${createHash('sha256').update(ref).digest('hex')}`;

@@ -6,11 +6,11 @@
  * `promtool check config` with the alert rules it loads.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/toolchain/paths.js';
+import { tempDir } from '../support/temp-dir.js';
 import { promtool, unknownMetrics } from './monitoring-support.js';
 
 const dir = join(projectRoot, 'temporal-docker');
@@ -51,7 +51,7 @@ describe('the Grafana dashboard', () => {
   it('queries valid PromQL over metrics the product writes', () => {
     expect(unknownMetrics(exprs.join('\n'))).toEqual([]);
     // promtool parses each query as a recording rule.
-    const folder = mkdtempSync(join(tmpdir(), 'tcr-dashboard-'));
+    const folder = tempDir('tcr-dashboard-');
     const rules = [
       'groups:',
       '  - name: dashboard',

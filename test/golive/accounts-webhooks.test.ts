@@ -4,13 +4,13 @@
  * subscriptions exist and passes after; subscribing twice changes nothing; the secrets land in a
  * private file the ingress accepts; a wrong API secret is named as the problem and never printed.
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const API_KEY = 'golive-api-key-0123456789';
 const API_SECRET = 'golive-api-secret-0123456789';
@@ -26,7 +26,7 @@ beforeAll(async () => {
     accounts: [{ cspId: 'CSPGOLIVE', apiKey: API_KEY, apiSecret: API_SECRET }],
     rateLimits: false,
   });
-  dir = mkdtempSync(join(tmpdir(), 'tcr-golive-'));
+  dir = tempDir('tcr-golive-');
   secretsFile = join(dir, 'webhook-secrets');
 });
 afterAll(() => sim?.close());

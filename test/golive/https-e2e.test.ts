@@ -27,14 +27,14 @@
  * to the registry; a wrong API secret is named by `tcr accounts check` (exit 1) and never printed.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/toolchain/paths.js';
+import { tempDir } from '../support/temp-dir.js';
 import { devServerEnv } from '../support/temporal-env.js';
 
 const REGISTRY_HOST = 'api.registry-qa.test';
@@ -276,7 +276,7 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tcr-golive-'));
+    dir = tempDir('tcr-golive-');
     const certs = makeCertificates(dir);
     hostsFile = join(dir, 'hosts');
     writeFileSync(

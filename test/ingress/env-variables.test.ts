@@ -4,15 +4,15 @@
  * table without a case here fails the first test. Where no other test observes a variable's effect
  * on a running ingress, it is observed here (TCR_INGRESS_MAX_REQUESTS_PER_SOCKET).
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config.js';
 import { startIngress } from '../../src/ingress/server.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const SECRET = 'env-variables-secret-0123456789abcdef';
 const base = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: SECRET };
@@ -23,14 +23,14 @@ const documented = [...configSection.matchAll(/^\| `([A-Z][A-Z0-9_]+)`(?:, `([A-
 );
 
 const secretsFile = (() => {
-  const dir = mkdtempSync(join(tmpdir(), 'tcr-ingress-env-'));
+  const dir = tempDir('tcr-ingress-env-');
   const path = join(dir, 'secrets');
   writeFileSync(path, `# rotation\n${SECRET}\nsecond-secret-0123456789abcdefghij\n`);
   chmodSync(path, 0o600);
   return path;
 })();
 const certDir = (() => {
-  const dir = mkdtempSync(join(tmpdir(), 'tcr-ingress-tls-'));
+  const dir = tempDir('tcr-ingress-tls-');
   for (const name of ['client.pem', 'client.key', 'ca.pem']) writeFileSync(join(dir, name), `${name}\n`);
   return dir;
 })();

@@ -1,6 +1,5 @@
-import { chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { controlApiWarning, parseSimulatorArgs } from '../../src/simulator/cli.js';
@@ -8,6 +7,7 @@ import { guardControlRequest } from '../../src/simulator/control.js';
 import { SimulatorControl, SimulatorControlError } from '../../src/simulator/control-client.js';
 import { MAX_FAULTS, MAX_PATH_PATTERN_LENGTH } from '../../src/simulator/faults.js';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -186,7 +186,7 @@ describe('control API guard with a token', () => {
   });
 
   test('tcr simulator reads the token from a 0600 file (flag or environment), at least 32 bytes', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sim-token-'));
+    const dir = tempDir('sim-token-');
     const file = join(dir, 'token');
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
     expect(parseSimulatorArgs(['--control-token-file', file], {})).toMatchObject({ controlToken: token });
@@ -217,7 +217,7 @@ describe('control API guard with a token', () => {
 
 describe('state file and faults', () => {
   test('the state file (it holds webhook secrets) is written 0600 whatever the umask', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sim-state-'));
+    const dir = tempDir('sim-state-');
     const stateFile = join(dir, 'data', 'simulator.json');
     const previous = process.umask(0o022);
     try {

@@ -2,13 +2,13 @@
  * Issue 19, item 5: the simulator seeded with an existing estate (POST /control/seed) and its list
  * endpoints paging through it. No timing bounds: the figures are in bench/estate.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { SimulatorControlError } from '../../src/simulator/control-client.js';
 import { SEEDED_BRAND_KINDS, SEEDED_CAMPAIGN_KINDS } from '../../src/simulator/estate.js';
 import { MAX_RECORDS_PER_PAGE } from '../../src/simulator/records.js';
+import { tempDir } from '../support/temp-dir.js';
 import { type Api, type Json, privateBrand, startApi } from './helpers.js';
 
 const START = new Date('2026-06-01T12:00:00.000Z');
@@ -179,7 +179,7 @@ describe('a seeded estate over time', () => {
   });
 
   test('kept in the state file: a restart lists the same records, and new ones come last', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcr-estate-test-'));
+    const dir = tempDir('tcr-estate-test-');
     try {
       const stateFile = join(dir, 'state.json');
       const first = await started(stateFile);

@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { SimulatorControl } from '../../src/simulator/control-client.js';
 import { DEFAULT_ACCOUNT, startSimulator } from '../../src/simulator/index.js';
 import { RateLimiter } from '../../src/simulator/rate-limit.js';
+import { tempDir } from '../support/temp-dir.js';
 import {
   type Api,
   campaignBody,
@@ -211,7 +211,7 @@ describe('control API', () => {
 
 describe('state file', () => {
   test('state survives a restart: entities, clock, subscriptions, pending jobs and queued webhooks', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sim-state-'));
+    const dir = tempDir('sim-state-');
     const stateFile = join(dir, 'state.json');
     const now = () => new Date('2026-03-01T00:00:00.000Z');
     const first = await startApi({ stateFile, now });

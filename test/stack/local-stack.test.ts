@@ -391,14 +391,17 @@ describe('the local stack', () => {
     // Every history, continue-as-new runs included, replays with the product's data converter.
     const bundle = await workflowBundle(workflowsPath);
     const replayConverter = dataConverter({ keyring });
-    await step(`replay ${histories.length} histories`, 120_000, async () => {
-      for (const { workflowId, history } of histories)
-        await Worker.runReplayHistory(
+    // One bound per history: a replay here once never ended (2026-11-27, run 5 of a ten-run
+    // attempt; every prefix of five recorded histories replays, so a capture taken mid-task is not
+    // the cause), and the failure should name the history.
+    for (const { workflowId, history } of histories)
+      await step(`replay ${workflowId} (${history.events?.length} events)`, 60_000, () =>
+        Worker.runReplayHistory(
           { workflowBundle: bundle, dataConverter: replayConverter },
           history,
           workflowId,
-        );
-    });
+        ),
+      );
     console.log(
       `raw histories: ${runs.length} runs (${continued.length} continued as new), ${payloadCount} payloads, ${failureMessages.length} failures, ${secrets.length} personal values and tokens searched`,
     );
