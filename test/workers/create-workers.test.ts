@@ -21,6 +21,7 @@ import {
 } from '../../src/workers/create-workers.js';
 import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
 import {
+  HOLD_NEXT_BRAND_LOOKUP,
   type SimulatorHarness,
   simulatorAccount,
   startTestSimulator,
@@ -37,6 +38,28 @@ afterAll(async () => {
   await harness?.sim.close();
   await env?.teardown();
 });
+
+/**
+ * Running workers for a new account whose registry calls go through a counting proxy in front of the
+ * simulator (it shows when a call is at the registry and whether its answer reached the worker).
+ */
+async function workersBehindProxy(name: string) {
+  const proxy = await startCountingProxy(harness.sim.url);
+  const account = `${name}-${randomUUID().slice(0, 6)}`;
+  const workflowTaskQueue = `tcr-workflows-${randomUUID()}`;
+  const workers = await createWorkers(
+    {
+      temporal: { address: 'unused:7233', namespace: 'default' },
+      accounts: [{ ...simulatorAccount(harness.sim, account), baseUrl: proxy.url }],
+    },
+    {
+      connection: env.nativeConnection,
+      workflowBundle: await workflowBundle(workflowsPath),
+      workflowTaskQueue,
+    },
+  );
+  return { proxy, account, workflowTaskQueue, workers, run: workers.run() };
+}
 
 describe('createWorkers', () => {
   it('runs the workflow queue and, per account, a reads and a writes queue with the spec budget', async () => {
@@ -103,11 +126,7 @@ describe('createWorkers', () => {
   });
 
   it('shuts down gracefully with a registry create in flight: the call finishes and its result is recorded', async () => {
-    // The create is held 1.5 s at the simulator; a counting proxy in front of it shows when the call
-    // is at the registry and whether its answer reached the worker.
-    const proxy = await startCountingProxy(harness.sim.url);
-    const account = `inflight-${randomUUID().slice(0, 6)}`;
-    const workflowTaskQueue = `tcr-workflows-${randomUUID()}`;
+    // The create is held 1.5 s at the simulator.
     await harness.control.addFault({
       kind: 'latency',
       method: 'POST',
@@ -115,18 +134,7 @@ describe('createWorkers', () => {
       latencyMs: 1_500,
       count: 1,
     });
-    const workers = await createWorkers(
-      {
-        temporal: { address: 'unused:7233', namespace: 'default' },
-        accounts: [{ ...simulatorAccount(harness.sim, account), baseUrl: proxy.url }],
-      },
-      {
-        connection: env.nativeConnection,
-        workflowBundle: await workflowBundle(workflowsPath),
-        workflowTaskQueue,
-      },
-    );
-    const run = workers.run();
+    const { proxy, account, workflowTaskQueue, workers, run } = await workersBehindProxy('inflight');
     const { handle } = await startBrandOrder(
       env.client,
       { reference: `inflight-${randomUUID().slice(0, 8)}`, account, brand: brandRegistration() },
@@ -174,33 +182,13 @@ describe('createWorkers', () => {
     // 1.5 s at the simulator, and the shutdown begins meanwhile. The activity then reserves its instant from the
     // account's budget workflow: the workflow workers must still be running to answer it (they used
     // to stop with the activity workers, and the reservation waited forever).
-    const proxy = await startCountingProxy(harness.sim.url);
-    const account = `reserve-${randomUUID().slice(0, 6)}`;
-    const workflowTaskQueue = `tcr-workflows-${randomUUID()}`;
-    const workers = await createWorkers(
-      {
-        temporal: { address: 'unused:7233', namespace: 'default' },
-        accounts: [{ ...simulatorAccount(harness.sim, account), baseUrl: proxy.url }],
-      },
-      {
-        connection: env.nativeConnection,
-        workflowBundle: await workflowBundle(workflowsPath),
-        workflowTaskQueue,
-      },
-    );
-    const run = workers.run();
+    const { proxy, account, workflowTaskQueue, workers, run } = await workersBehindProxy('reserve');
     const reference = `reserve-${randomUUID().slice(0, 8)}`;
     const isLookup = (c: { method: string; path: string; query?: string }) =>
       c.method === 'GET' && c.path === '/v2/brand' && (c.query ?? '').includes(reference);
     const isCreate = (c: { method: string; path: string }) =>
       c.method === 'POST' && c.path === '/v2/brand/nonBlocking';
-    await harness.control.addFault({
-      kind: 'latency',
-      method: 'GET',
-      pathPattern: '^/v2/brand$',
-      latencyMs: 1_500,
-      count: 1,
-    });
+    await harness.control.addFault(HOLD_NEXT_BRAND_LOOKUP);
     const { handle } = await startBrandOrder(
       env.client,
       { reference, account, brand: brandRegistration() },

@@ -26,7 +26,11 @@ import { startCountingProxy } from '../../bench/support/counting-proxy.js';
 import { startBrandOrder } from '../../src/orders/index.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 import { brandRegistration } from '../fixtures/workflow-harness.js';
-import { simulatorAccount, startTestSimulator } from '../fixtures/workflow-simulator.js';
+import {
+  HOLD_NEXT_BRAND_LOOKUP,
+  simulatorAccount,
+  startTestSimulator,
+} from '../fixtures/workflow-simulator.js';
 import { startIngressProcess } from '../support/ingress-process.js';
 import { devServerEnv } from '../support/temporal-env.js';
 
@@ -216,13 +220,7 @@ describe('tcr worker (process)', () => {
       const account = { ...simulatorAccount(harness.sim, 'acme'), baseUrl: proxy.url };
       const worker = tcrWorker({ TEMPORAL_ADDRESS: env.address, TCR_ACCOUNTS: JSON.stringify([account]) });
       await worker.waitFor('tcr worker running');
-      await harness.control.addFault({
-        kind: 'latency',
-        method: 'GET',
-        pathPattern: '^/v2/brand$',
-        latencyMs: 1_500,
-        count: 1,
-      });
+      await harness.control.addFault(HOLD_NEXT_BRAND_LOOKUP);
       ({ handle } = await startBrandOrder(env.client, {
         reference,
         account: 'acme',
