@@ -498,9 +498,15 @@ describe('the local stack', () => {
         // Through the stack's codec server: the payloads decode in the browser.
         const decodedPage = await browser.newPage();
         await decodedPage.navigate(url);
-        const decodedText = await decodedPage.waitForText((t) => t.includes(ein), 90_000);
+        // The page decodes its payloads one element at a time: the input can show decoded while an
+        // event's details below still show the encoded payload (seen once in a ten-run attempt, run 6
+        // of attempt 9). So the wait is for the whole page decoded; a payload that never decodes
+        // fails it.
+        const decodedText = await decodedPage.waitForText(
+          (t) => t.includes(ein) && !t.includes(encrypted),
+          90_000,
+        );
         expect(decodedText).toContain(contact);
-        expect(decodedText).not.toContain(encrypted);
         const okCalls = codecCalls(decodedPage);
         expect(okCalls.length).toBeGreaterThan(0);
         expect(okCalls.filter((status) => status !== 200)).toEqual([]);
