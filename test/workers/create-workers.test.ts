@@ -21,7 +21,10 @@ import {
 } from '../../src/workers/create-workers.js';
 import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
 import {
+  activityOutcomes,
   HOLD_NEXT_BRAND_LOOKUP,
+  isBrandCreate,
+  isBrandLookupFor,
   type SimulatorHarness,
   simulatorAccount,
   startTestSimulator,
@@ -140,37 +143,20 @@ describe('createWorkers', () => {
       { reference: `inflight-${randomUUID().slice(0, 8)}`, account, brand: brandRegistration() },
       { taskQueue: workflowTaskQueue },
     );
-    const isCreate = (c: { method: string; path: string }) =>
-      c.method === 'POST' && c.path === '/v2/brand/nonBlocking';
     try {
-      while (!proxy.inFlight().some(isCreate)) await new Promise((r) => setTimeout(r, 10));
+      while (!proxy.inFlight().some(isBrandCreate)) await new Promise((r) => setTimeout(r, 10));
       const shutdownAt = Date.now();
       await workers.shutdown();
       await run;
       // Answered after the shutdown began, and the answer reached the worker (its caller was still there).
-      const creates = proxy.calls.filter(isCreate);
+      const creates = proxy.calls.filter(isBrandCreate);
       expect(creates.map((c) => c.endMs >= shutdownAt)).toEqual([true]);
       expect(
         creates.map((c) => ({ ok: c.status >= 200 && c.status < 300, callerGone: c.callerGone })),
       ).toEqual([{ ok: true, callerGone: false }]);
       // The activity's result is in the workflow's history: completed, not failed, cancelled or timed out.
       const events = (await handle.fetchHistory()).events ?? [];
-      const scheduled = events.find(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'registerBrand',
-      );
-      const scheduledId = Number(scheduled?.eventId);
-      const outcomes = events.flatMap((e) => {
-        const ends = {
-          completed: e.activityTaskCompletedEventAttributes,
-          failed: e.activityTaskFailedEventAttributes,
-          timedOut: e.activityTaskTimedOutEventAttributes,
-          canceled: e.activityTaskCanceledEventAttributes,
-        };
-        return Object.entries(ends)
-          .filter(([, a]) => a && Number(a.scheduledEventId) === scheduledId)
-          .map(([kind]) => kind);
-      });
-      expect(outcomes).toEqual(['completed']);
+      expect(activityOutcomes(events, 'registerBrand')).toEqual(['completed']);
     } finally {
       await handle.terminate().catch(() => undefined);
       await proxy.close();
@@ -184,10 +170,6 @@ describe('createWorkers', () => {
     // to stop with the activity workers, and the reservation waited forever).
     const { proxy, account, workflowTaskQueue, workers, run } = await workersBehindProxy('reserve');
     const reference = `reserve-${randomUUID().slice(0, 8)}`;
-    const isLookup = (c: { method: string; path: string; query?: string }) =>
-      c.method === 'GET' && c.path === '/v2/brand' && (c.query ?? '').includes(reference);
-    const isCreate = (c: { method: string; path: string }) =>
-      c.method === 'POST' && c.path === '/v2/brand/nonBlocking';
     await harness.control.addFault(HOLD_NEXT_BRAND_LOOKUP);
     const { handle } = await startBrandOrder(
       env.client,
@@ -195,24 +177,16 @@ describe('createWorkers', () => {
       { taskQueue: workflowTaskQueue },
     );
     try {
-      while (!proxy.inFlight().some(isLookup)) await new Promise((r) => setTimeout(r, 10));
+      while (!proxy.inFlight().some(isBrandLookupFor(reference))) await new Promise((r) => setTimeout(r, 10));
       await harness.control.clearFaults();
       await workers.shutdown();
       await run;
       // The create went out once, after the shutdown began, and its answer reached the worker.
       expect(
-        proxy.calls.filter(isCreate).map((c) => ({ status: c.status, callerGone: c.callerGone })),
+        proxy.calls.filter(isBrandCreate).map((c) => ({ status: c.status, callerGone: c.callerGone })),
       ).toEqual([{ status: 200, callerGone: false }]);
       const events = (await handle.fetchHistory()).events ?? [];
-      const scheduled = events.filter(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'registerBrand',
-      );
-      expect(scheduled).toHaveLength(1);
-      const completed = events.filter(
-        (e) =>
-          Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(scheduled[0]?.eventId),
-      );
-      expect(completed).toHaveLength(1);
+      expect(activityOutcomes(events, 'registerBrand')).toEqual(['completed']);
       expect(events.filter((e) => e.activityTaskFailedEventAttributes)).toEqual([]);
     } finally {
       await harness.control.clearFaults();
