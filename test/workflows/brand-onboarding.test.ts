@@ -38,6 +38,14 @@ function fakeActivities(fake: FakeRegistry) {
   return { reads: fake.readActivities(), writes: fake.writeActivities() };
 }
 
+/** The status once the loop waits in awaiting-contact-verification (its read done, a poll planned). */
+function waitingForContact(handle: Parameters<typeof waitForStatus>[0]) {
+  return waitForStatus(
+    handle,
+    (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
+  );
+}
+
 describe('order validation at the edge', () => {
   it('refuses a bad order with every field error and starts nothing', async () => {
     const reference = uniqueReference();
@@ -97,10 +105,7 @@ describe('brand onboarding', () => {
     const fake = new FakeRegistry();
     await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
       const { handle } = await orderBrand({ brand: publicProfitRegistration() });
-      const waiting = await waitForStatus(
-        handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
-      );
+      const waiting = await waitingForContact(handle);
       expect(waiting.waitingFor?.what).toMatch(/contact/);
       expect(waiting.waitingFor?.nextPollAt).toBeDefined();
       fake.verifyContact(waiting.brandId!);
@@ -117,10 +122,7 @@ describe('brand onboarding', () => {
     const fake = new FakeRegistry();
     await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
       const { handle } = await orderBrand({ brand: publicProfitRegistration() });
-      const waiting = await waitForStatus(
-        handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
-      );
+      const waiting = await waitingForContact(handle);
       // The wake's read is held at the registry: the loop is awake, not waiting.
       const read = fake.block('getBrand');
       await handle.signal(
@@ -132,10 +134,7 @@ describe('brand onboarding', () => {
       expect(awake.waitingFor).toBeUndefined();
       read.release();
       // Waiting again (nothing changed at the registry): what for, and until when, again.
-      const again = await waitForStatus(
-        handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
-      );
+      const again = await waitingForContact(handle);
       expect(again.waitingFor?.what).toMatch(/contact/);
     });
   });
@@ -145,10 +144,7 @@ describe('brand onboarding', () => {
     await withWorkers(env, fakeActivities(fake), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({ brand: publicProfitRegistration() });
       // Wait until the loop waits (its first read done), so only the webhook can move it on.
-      const waiting = await waitForStatus(
-        handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
-      );
+      const waiting = await waitingForContact(handle);
       await handle.signal(
         registryEventSignal,
         delivery({ eventType: 'SOMETHING_NEW_FROM_THE_REGISTRY', brandId: waiting.brandId! }),
