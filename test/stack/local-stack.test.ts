@@ -152,9 +152,9 @@ const expected = {
 };
 
 /**
- * `work()`, failing with the step's name and how long the test had run when it does not end within
- * `ms`: a test that times out as a whole says nothing of where it waited (one of these did, once in
- * ten runs, at 240 s).
+ * `work()`, failing with the step's name and the time it started when it does not end within `ms`:
+ * a test that times out as a whole says nothing of where it waited (one of these did, once in ten
+ * runs, at 240 s).
  */
 async function step<T>(name: string, ms: number, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
