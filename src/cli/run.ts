@@ -12,6 +12,7 @@ import { type CliCommand, commandList } from './command.js';
 import { CliContext, type CliDeps } from './context.js';
 import { devHelp, runDev } from './dev.js';
 import { CliError, ExitCode, InputValidationError, UsageError } from './errors.js';
+import { importCommand, sweepCommand } from './estate.js';
 import { eventsCommands } from './events.js';
 import { ingressHelp, runIngress } from './ingress.js';
 import { listCommand } from './list.js';
@@ -32,6 +33,8 @@ export const commands: Record<string, CliCommand> = {
   vet: vetCommands,
   status: statusCommand,
   list: listCommand,
+  import: importCommand,
+  sweep: sweepCommand,
   events: eventsCommands,
   accounts: accountsCommands,
   webhooks: webhooksCommands,

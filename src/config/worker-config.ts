@@ -6,6 +6,7 @@
  * `tcr webhooks`), the Temporal connection by src/config/temporal-connection.ts (envconfig).
  */
 import { type CspAccountConfig, describeAccount, loadAccounts } from './accounts.js';
+import { loadSweepConfig, type SweepConfig } from './sweep-config.js';
 import {
   describeTemporalConnection,
   loadTemporalConnection,
@@ -30,6 +31,12 @@ export interface WorkerConfig {
    * on its next task.
    */
   maxCachedWorkflows?: number;
+  /**
+   * The estate sweep (TCR_SWEEP_*: src/config/sweep-config.ts). With `every`, the workers create or
+   * update each account's sweep Schedule when they start. Undefined (a configuration built by hand,
+   * e.g. in tests): no Schedule is touched.
+   */
+  sweep?: SweepConfig;
 }
 
 export class ConfigError extends Error {
@@ -51,10 +58,12 @@ export function loadWorkerConfig(env: Env = process.env, overrides: TemporalOver
     if (!Number.isSafeInteger(maxCachedWorkflows) || maxCachedWorkflows < 2)
       problems.push('TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2');
   }
+  const sweep = loadSweepConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     temporal,
     accounts,
+    sweep,
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   };
 }
@@ -64,6 +73,7 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
   return {
     temporal: describeTemporalConnection(config.temporal),
     accounts: config.accounts.map(describeAccount),
+    ...(config.sweep ? { sweep: config.sweep } : {}),
     ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
   };
 }

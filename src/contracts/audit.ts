@@ -4,11 +4,14 @@
  * and order systems read it from the `status` query.
  */
 
-/** Why something happened: ... 'workflow' = another of the product's workflows told us (a hint, re-read). */
-export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer' | 'workflow';
+/**
+ * Why something happened: ... 'workflow' = another of the product's workflows told us (a hint,
+ * re-read); 'sweep' = the estate sweep saw the registry's list differ from what the workflow last saw.
+ */
+export type AuditCause = 'start' | 'webhook' | 'poll' | 'operator' | 'timer' | 'workflow' | 'sweep';
 
 /** Why a workflow woke up (every cause but 'start'), and the cause recorded in the audit trail. */
-export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer' | 'workflow';
+export type WakeCause = 'webhook' | 'operator' | 'poll' | 'timer' | 'workflow' | 'sweep';
 
 export interface AuditEntry {
   /** Workflow time, ISO 8601. */

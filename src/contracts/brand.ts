@@ -7,6 +7,7 @@
  */
 import { defineQuery } from '@temporalio/workflow';
 import type { BrandRegistration } from '../registry/schemas.js';
+import type { BrandSnapshot } from './activity-types.js';
 import type { AuditTrail } from './audit.js';
 import type { BackoffSchedule } from './backoff.js';
 import type { RegistryErrorEntry } from './operations.js';
@@ -22,7 +23,10 @@ export interface EnhancedVetPolicy {
 }
 
 export interface BrandWorkflowOptions {
-  /** Reconciliation poll of a settled brand (default 6 h). */
+  /**
+   * Safety poll of a settled brand (default 3 days, ± a fifth at random): the estate sweep notices a
+   * change whose webhook was lost; this timer is the net under the sweep.
+   */
   steadyPollMs?: number;
   /** Poll schedule while a change is expected (default 1 min doubling to 1 h). */
   pendingPoll?: BackoffSchedule;
@@ -52,6 +56,12 @@ export interface BrandWorkflowInput {
    * then they are dropped (personal data).
    */
   registration?: BrandRegistration;
+  /**
+   * Instead of a registration: a brand the registry already has, adopted by `tcr import`, as the
+   * registry's list showed it (statuses only, no personal data). The workflow enters the phase this
+   * record puts the brand in and writes nothing at the registry.
+   */
+  adopt?: BrandSnapshot;
   options?: BrandWorkflowOptions;
 }
 

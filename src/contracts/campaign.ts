@@ -10,7 +10,7 @@ import type { CampaignCreation } from '../registry/schemas.js';
 import type { AuditTrail } from './audit.js';
 import type { BackoffSchedule } from './backoff.js';
 import type { OperatorAction, WaitingFor } from './brand.js';
-import type { MnoMetadataRecord } from './campaign-activity-types.js';
+import type { CampaignSnapshot, MnoMetadataRecord } from './campaign-activity-types.js';
 
 export type CampaignPhase =
   /** Waiting until the brand workflow is 'ready' and the registry confirms it. */
@@ -137,7 +137,10 @@ export interface CampaignWorkflowOptions {
   pendingPoll?: BackoffSchedule;
   /** How long a share may stay PENDING (or DCA acceptance outstanding) before needs-action (default 7 days). */
   decisionDeadlineMs?: number;
-  /** Slow reconciliation of a running campaign: expiry, renewal, suspensions (default 6 h). */
+  /**
+   * Safety poll of a settled campaign (default 3 days, ± a fifth at random): expiry and renewal are
+   * noticed by the estate sweep, suspensions by their events; this timer is the net under both.
+   */
   steadyPollMs?: number;
   /** Continue-as-new when history reaches this many events (default 10 000; lowered in tests). */
   continueAsNewAtHistoryLength?: number;
@@ -160,6 +163,12 @@ export interface CampaignWorkflowInput {
    * level; the carried state holds them until the registry has the campaign.
    */
   campaign?: CampaignContent;
+  /**
+   * Instead of campaign fields: a campaign the registry already has, adopted by `tcr import`, as the
+   * registry's list showed it (`upstreamCnpId` may then be empty: the registry's share names the
+   * partner). The workflow enters the phase the registry's records put it in and writes nothing.
+   */
+  adopt?: CampaignSnapshot;
   options?: CampaignWorkflowOptions;
 }
 

@@ -13,6 +13,11 @@ export const BrandReferenceKey = defineSearchAttributeKey('TcrBrandReference', S
 export const PhaseKey = defineSearchAttributeKey('TcrPhase', SearchAttributeType.KEYWORD);
 export const AccountKey = defineSearchAttributeKey('TcrAccount', SearchAttributeType.KEYWORD);
 export const NeedsActionKey = defineSearchAttributeKey('TcrNeedsAction', SearchAttributeType.BOOL);
+/**
+ * What the workflow last saw at the registry, as a compact fingerprint (src/contracts/fingerprint.ts):
+ * the estate sweep compares it with the registry's list pages without waking the workflow.
+ */
+export const FingerprintKey = defineSearchAttributeKey('TcrFingerprint', SearchAttributeType.KEYWORD);
 
 export const allSearchAttributeKeys = [
   BrandIdKey,
@@ -21,4 +26,5 @@ export const allSearchAttributeKeys = [
   PhaseKey,
   AccountKey,
   NeedsActionKey,
+  FingerprintKey,
 ] as const;

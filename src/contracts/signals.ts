@@ -36,3 +36,16 @@ export interface BrandReadyNotice {
   brandReference: string;
 }
 export const brandReadySignal = defineSignal<[BrandReadyNotice]>('brandReady');
+
+/**
+ * The estate sweep to an entity's workflow: "the registry's list shows a state you have not seen"
+ * (its fingerprint differs from the workflow's TcrFingerprint). A hint like a webhook: the workflow
+ * reads the registry and decides.
+ */
+export interface RegistryChanged {
+  /** The fingerprint of the registry's record as the sweep's page showed it. */
+  fingerprint: string;
+  /** When the page was read (ISO 8601). */
+  seenAt: string;
+}
+export const registryChangedSignal = defineSignal<[RegistryChanged]>('registryChanged');

@@ -10,6 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { RunningCodecServer } from '../codec/codec-server.js';
 import { dataConverter, failureConverterPath } from '../codec/data-converter.js';
+import { loadSweepConfig, type SweepConfig } from '../config/sweep-config.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
@@ -180,11 +181,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           cspId: DEFAULT_ACCOUNT.cspId,
         },
       ],
+      // The estate sweep's Schedule, as `tcr worker` sets it (TCR_SWEEP_EVERY, default hourly).
+      sweep: sweepSettings(options.sweepEvery),
     };
     const workers: RunningWorkers = await createWorkers(config, {
       workflowBundle: await bundle,
       dataConverter: converter,
     });
+    for (const s of workers.sweepSchedules ?? [])
+      log(
+        s.outcome === 'failed'
+          ? `WARNING the sweep Schedule of account ${s.account} could not be set: ${s.error}`
+          : `estate sweep of account ${s.account}: every ${s.every} (Schedule ${s.outcome})`,
+      );
     const workersRun = workers.run().catch((error: unknown) => {
       log(`worker failed: ${error instanceof Error ? error.message : String(error)}`);
     });
@@ -296,4 +305,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await cleanup();
     throw error;
   }
+}
+
+/** The stack's sweep settings: a worker's defaults, every `sweepEvery` (`off`: no Schedule). */
+function sweepSettings(sweepEvery: string | undefined): SweepConfig {
+  const problems: string[] = [];
+  const sweep = loadSweepConfig(sweepEvery ? { TCR_SWEEP_EVERY: sweepEvery } : {}, problems);
+  if (problems.length > 0) throw new Error(`sweepEvery: ${problems.join('; ')}`);
+  return sweep;
 }

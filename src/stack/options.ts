@@ -40,6 +40,11 @@ export interface LocalStackOptions {
   ingressLogLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Simulator scenario delays (simulated seconds), over the simulator's defaults. */
   simulatorDelays?: Partial<SimulatorDelays>;
+  /**
+   * How often the local account's estate sweep runs (`1h` by default, as a worker's TCR_SWEEP_EVERY);
+   * `off` creates no Schedule.
+   */
+  sweepEvery?: string;
   /** A prebuilt workflow bundle (tests); default: bundle the product's workflows (src/workflows) at start. */
   workflowBundle?: WorkflowBundleOption;
 }

@@ -19,12 +19,14 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   createCampaignReadActivities,
   createCampaignWriteActivities,
 } from '../activities/campaign-activities.js';
+import { createEstateActivities } from '../activities/estate-activities.js';
 import { withHeartbeat } from '../activities/heartbeat.js';
 import {
   createRegistryReadActivities,
@@ -41,6 +43,8 @@ import type {
   CampaignReadActivities,
   CampaignWriteActivities,
 } from '../contracts/campaign-activity-types.js';
+import type { EstateActivities } from '../contracts/estate.js';
+import { allSearchAttributeKeys } from '../contracts/search-attributes.js';
 import {
   registryReadsTaskQueue,
   registryWritesTaskQueue,
@@ -49,6 +53,7 @@ import {
 import { WRITE_BUDGET_TASK_QUEUE } from '../contracts/write-budget.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
+import { ensureSweepSchedule } from './sweep-schedule.js';
 
 /**
  * On shutdown, a registry call in flight gets this long to finish before its activity is cancelled:
@@ -95,7 +100,7 @@ export interface CreateWorkersOptions {
   signal?: AbortSignal;
   /** Override activities per account (tests); default the real registry activities. */
   activitiesFor?: (account: CspAccountConfig) => {
-    reads: RegistryReadActivities & Partial<CampaignReadActivities>;
+    reads: RegistryReadActivities & Partial<CampaignReadActivities> & Partial<EstateActivities>;
     writes: RegistryWriteActivities & Partial<CampaignWriteActivities>;
   };
 }
@@ -107,6 +112,15 @@ export interface RunningWorkers {
   run(): Promise<void>;
   /** Graceful: stop polling, let running tasks finish, close clients and (own) connection. Idempotent. */
   shutdown(): Promise<void>;
+  /** What became of each account's sweep Schedule (none when config.sweep has no `every`). */
+  sweepSchedules?: SweepScheduleOutcome[];
+}
+
+export interface SweepScheduleOutcome {
+  account: string;
+  outcome: 'created' | 'updated' | 'unchanged' | 'failed';
+  every: string;
+  error?: string;
 }
 
 export function registryResolver(accounts: CspAccountConfig[]): RegistryClientResolver {
@@ -149,6 +163,35 @@ async function checkNamespace(connection: NativeConnection, namespace: string, a
       );
     throw new Error(`cannot describe namespace '${namespace}' at ${address}: ${messageOf(error)}`);
   }
+}
+
+/** gRPC codes that mean "this server or these credentials do not offer the call": the check is skipped. */
+const UNCHECKABLE = new Set([7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
+
+/**
+ * The product's search attributes must be registered with the namespace before a workflow upserts one
+ * (a workflow task that upserts an unknown attribute fails, again and again). Checked where the server
+ * lets these credentials list them; a missing one stops the start with the command that adds it.
+ */
+async function checkSearchAttributes(connection: NativeConnection, namespace: string) {
+  let known: Record<string, unknown>;
+  try {
+    const answer = await connection.operatorService.listSearchAttributes({ namespace });
+    known = { ...answer.customAttributes, ...answer.systemAttributes };
+  } catch (error) {
+    if (UNCHECKABLE.has(Number((error as { code?: unknown } | null)?.code))) return;
+    throw new Error(`cannot list the search attributes of namespace '${namespace}': ${messageOf(error)}`);
+  }
+  const missing = allSearchAttributeKeys.filter((key) => !(key.name in known));
+  if (missing.length > 0)
+    throw new Error(
+      `namespace '${namespace}' lacks the search attributes ${missing.map((k) => k.name).join(', ')}: add them with ${missing
+        .map(
+          (k) =>
+            `'temporal operator search-attribute create --namespace ${namespace} --name ${k.name} --type ${k.type === 'BOOL' ? 'Bool' : 'Keyword'}'`,
+        )
+        .join(' and ')} (docs/operations.md)`,
+    );
 }
 
 /**
@@ -195,6 +238,7 @@ export async function createWorkers(
     }
     stopIfAborted();
     await checkNamespace(connection, namespace, address);
+    await checkSearchAttributes(connection, namespace);
     stopIfAborted();
     const dataConverter = options.dataConverter ?? productDataConverter();
     const create = async (
@@ -231,6 +275,9 @@ export async function createWorkers(
         reads: withHeartbeat({
           ...createRegistryReadActivities(resolve),
           ...createCampaignReadActivities(resolve),
+          ...createEstateActivities(resolve, {
+            ...(options.workflowTaskQueue ? { workflowTaskQueue: options.workflowTaskQueue } : {}),
+          }),
         }),
         writes: withHeartbeat(
           withWriteBudget(
@@ -264,7 +311,47 @@ export async function createWorkers(
     await releaseUnstarted(workers, ownsConnection ? connection : undefined);
     throw error;
   }
-  return runningWorkers(workers, connection, ownsConnection);
+  const schedules = await sweepSchedules(config, options, connection, namespace);
+  return { ...runningWorkers(workers, connection, ownsConnection), sweepSchedules: schedules };
+}
+
+/**
+ * Creates or updates each account's sweep Schedule (config.sweep.every). A Schedule that cannot be
+ * set (e.g. the namespace refuses it) does not stop the workers: it is reported.
+ */
+async function sweepSchedules(
+  config: WorkerConfig,
+  options: CreateWorkersOptions,
+  connection: NativeConnection,
+  namespace: string,
+): Promise<SweepScheduleOutcome[]> {
+  const every = config.sweep?.every;
+  if (!config.sweep || !every) return [];
+  const client = new Client({
+    connection,
+    namespace,
+    dataConverter: options.dataConverter ?? productDataConverter(),
+  });
+  const outcomes: SweepScheduleOutcome[] = [];
+  for (const account of config.accounts) {
+    const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
+    try {
+      const outcome = await ensureSweepSchedule(client, {
+        account: account.name,
+        every,
+        paging: {
+          readShare: config.sweep.readShare,
+          recordsPerPage: config.sweep.recordsPerPage,
+          readsPerSecond: budget.getsPerSecond,
+        },
+        ...(options.workflowTaskQueue ? { taskQueue: options.workflowTaskQueue } : {}),
+      });
+      outcomes.push({ account: account.name, outcome, every });
+    } catch (error) {
+      outcomes.push({ account: account.name, outcome: 'failed', every, error: messageOf(error) });
+    }
+  }
+  return outcomes;
 }
 
 /**

@@ -85,6 +85,12 @@ export async function runWorkersUntilStopped(
   };
   if (stop.aborted) onStop();
   else stop.addEventListener('abort', onStop, { once: true });
+  for (const s of workers.sweepSchedules ?? [])
+    log(
+      s.outcome === 'failed'
+        ? `tcr worker: WARNING the sweep Schedule of account ${s.account} could not be set: ${s.error}`
+        : `tcr worker: sweep Schedule of account ${s.account}: every ${s.every} (${s.outcome})`,
+    );
   log(`tcr worker running (${workers.workers.length} workers); Ctrl-C or SIGTERM stops it`);
   try {
     await workers.run();

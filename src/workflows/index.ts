@@ -10,6 +10,8 @@ import type { campaignWorkflow } from './campaign/workflow.js';
 export { brandWorkflow } from './brand/workflow.js';
 export { writeBudget } from './budget/write-budget.js';
 export { campaignWorkflow } from './campaign/workflow.js';
+export { estateImportWorkflow } from './estate/import.js';
+export { estateSweepWorkflow } from './estate/sweep.js';
 export { parkedEvents } from './parked-events.js';
 export { vetWorkflow } from './vet/workflow.js';
 

@@ -4,7 +4,7 @@
  * flight finish and report its result.
  */
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../../src/contracts/task-queues.js';
 import { WRITE_BUDGET_TASK_QUEUE } from '../../src/contracts/write-budget.js';
 import { startBrandOrder } from '../../src/orders/index.js';
+import { temporalCliPath } from '../../src/toolchain/paths.js';
 import {
   createWorkers,
   WorkersStartAborted,
@@ -210,6 +211,25 @@ describe('createWorkers', () => {
     const run = again.run();
     await again.shutdown();
     await run;
+  });
+
+  it('a namespace without the search attributes stops the start, naming each and the command that adds it', async () => {
+    // A dev server started without the project's attributes, as a cluster set up by hand may be.
+    const bare = await TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: temporalCliPath() }, ip: '127.0.0.1' },
+    });
+    try {
+      const config = {
+        temporal: { address: 'unused:7233', namespace: 'default' },
+        accounts: [simulatorAccount(harness.sim, 'alpha')],
+      };
+      const start = createWorkers(config, { connection: bare.nativeConnection });
+      await expect(start).rejects.toThrow(
+        /namespace 'default' lacks the search attributes TcrBrandId, .*TcrFingerprint: add them with 'temporal operator search-attribute create --namespace default --name TcrBrandId --type Keyword'/,
+      );
+    } finally {
+      await bare.teardown();
+    }
   });
 
   it('a stop before the start rejects with WorkersStartAborted and makes nothing', async () => {

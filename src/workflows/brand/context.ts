@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { BrandPhase } from '../../contracts/brand.js';
+import { brandFingerprint } from '../../contracts/fingerprint.js';
 import { BrandIdKey } from '../../contracts/search-attributes.js';
 import { brandReadySignal } from '../../contracts/signals.js';
 import type { AuditCause } from '../entity/audit.js';
@@ -28,16 +29,15 @@ import { type ActionChange, deriveBrandPhase } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
 import { type BrandRunInput, type BrandState, initialBrandState } from './state.js';
 
-/** A first run's input must carry the registration (the order API always sends it). */
-function withRegistration(
-  input: BrandRunInput,
-): BrandRunInput & { registration: NonNullable<BrandRunInput['registration']> } {
-  if (!input.registration)
-    throw ApplicationFailure.nonRetryable(
-      'a brand workflow starts with its registration (BrandWorkflowInput.registration)',
-      'InvalidWorkflowInput',
-    );
-  return { ...input, registration: input.registration };
+/** A first run's input carries the registration (the order API always sends it), or a brand to adopt. */
+function firstRunInput(input: BrandRunInput): Parameters<typeof initialBrandState>[0] {
+  const { reference, account } = input;
+  if (input.registration) return { reference, account, registration: input.registration };
+  if (input.adopt) return { reference, account, adopt: input.adopt };
+  throw ApplicationFailure.nonRetryable(
+    'a brand workflow starts with its registration (BrandWorkflowInput.registration) or a brand to adopt',
+    'InvalidWorkflowInput',
+  );
 }
 
 export function brandContext(input: BrandRunInput) {
@@ -47,13 +47,15 @@ export function brandContext(input: BrandRunInput) {
   const self = workflowInfo().workflowId;
   /** Vet workflows this run started (children send their completion to the run that started them). */
   const childrenOfThisRun = new Map<string, ChildWorkflowHandle<typeof vetWorkflow>>();
-  const state: BrandState = input.carried ?? initialBrandState(withRegistration(input));
+  const state: BrandState = input.carried ?? initialBrandState(firstRunInput(input));
   if (input.carried) state.status.runs = ++state.loop.runs;
   const status = state.status;
   const wakeup = new Wakeup();
   const queue = new OperationQueue<BrandOperation>(state.queue, wakeup);
   const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
-  const books = new EntityBookkeeping(status, BrandIdKey, () => status.brandId, opts.auditLimit);
+  /** The fingerprint of the registry record last applied (TcrFingerprint; the estate sweep compares it). */
+  const fingerprint = () => (state.snapshot ? brandFingerprint(state.snapshot) : undefined);
+  const books = new EntityBookkeeping(status, BrandIdKey, () => status.brandId, opts.auditLimit, fingerprint);
   const guarded = new GuardedRegistry(state.faults, books);
   const audit = books.audit.bind(books);
   const account = input.account;
@@ -125,6 +127,7 @@ export function brandContext(input: BrandRunInput) {
     queue,
     dedupe,
     books,
+    fingerprint,
     guarded,
     audit,
     account,

@@ -22,6 +22,7 @@ import {
 } from '../../registry/brand-update-groups.js';
 import type { OperationOutcome } from '../entity/operations.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
+import { setRegistryChangedHandler } from '../entity/registry-changed.js';
 import {
   checkAppealRequest,
   checkCancelRequest,
@@ -126,6 +127,8 @@ export function setBrandHandlers(ctx: BrandContext) {
     )
       state.readinessWatchers.push(watcherWorkflowId);
   });
+
+  setRegistryChangedHandler({ fingerprint: ctx.fingerprint, final, audit, wakeup });
 
   setHandler(registryEventSignal, (delivery) => {
     if (!dedupe.firstSeen(delivery.deliveryId)) return;

@@ -43,19 +43,25 @@ export interface BrandState {
   loop: LoopState;
 }
 
-/** A first run's state, from its input (`BrandRunInput` with its registration). */
-export function initialBrandState(input: {
-  reference: string;
-  account: string;
-  registration: BrandRegistration;
-}): BrandState {
+/**
+ * A first run's state, from its input: a registration to send, or a brand the registry already has
+ * (`adopt`: the workflow applies its record as it starts, so the phase here is only the first step).
+ */
+export function initialBrandState(
+  input: { reference: string; account: string } & (
+    | { registration: BrandRegistration }
+    | { adopt: BrandSnapshot }
+  ),
+): BrandState {
+  const adopted = 'adopt' in input;
   return {
     status: {
       workflowType: 'brand',
       reference: input.reference,
       account: input.account,
       phase: 'registering',
-      entityType: input.registration.entityType,
+      entityType: adopted ? input.adopt.entityType : input.registration.entityType,
+      ...(adopted ? { brandId: input.adopt.brandId } : {}),
       optionalAttributes: {},
       vets: [],
       needsAction: [],
@@ -65,7 +71,7 @@ export function initialBrandState(input: {
       runs: 1,
       audit: emptyAuditTrail(),
     },
-    registration: { ...input.registration, referenceId: input.reference },
+    ...(adopted ? {} : { registration: { ...input.registration, referenceId: input.reference } }),
     vetSeq: 0,
     deliveries: [],
     appealPending: false,

@@ -41,7 +41,7 @@ export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> {
   const ctx = brandContext(input);
   const { opts, registry, state, status, queue, wakeup, dedupe, books, guarded, audit, account } = ctx;
-  const { claimParked } = ctx;
+  const { claimParked, applySnapshot } = ctx;
   const steps = brandSteps(ctx);
   const { reconcile } = steps;
   const ops = brandOperations(ctx, steps);
@@ -60,6 +60,13 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
     audit('start', 'started', `account ${account}`);
   }
   books.syncSearchAttributes();
+  // Adopted (tcr import): the registry's record as its list showed it decides the first phase, and the
+  // first reconciliation reads nothing more (the record is that fresh); polls and events take over.
+  const adopting = input.adopt !== undefined && !input.carried;
+  if (adopting) {
+    audit('start', 'adopted', `${input.adopt!.brandId} (${input.adopt!.identityStatus}), nothing written`);
+    applySnapshot(input.adopt!, 'start');
+  }
 
   try {
     // Events the ingress parked for this brand (by reference before the workflow existed, by registry
@@ -82,11 +89,13 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
       },
       execute: (op) => registry.at('operator', () => execute(op)),
       reconcile: (cause) =>
-        registry.at(wakePriority(cause, status.phase === 'registering'), () => reconcile(cause)),
+        adopting && cause === 'start'
+          ? Promise.resolve()
+          : registry.at(wakePriority(cause, status.phase === 'registering'), () => reconcile(cause)),
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH,
       continueAsNew: () => {
         // The registration travels only inside the state, and only until the brand is registered.
-        const { registration: _atStart, ...next } = input;
+        const { registration: _atStart, adopt: _adopted, ...next } = input;
         return continueAsNew<typeof brandWorkflow>({ ...next, carried: state });
       },
     });

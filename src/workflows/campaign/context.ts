@@ -4,8 +4,10 @@
  * (set the phase, apply a needs-action change, claim parked events). Built once at the start of a run
  * by `campaignContext`; ./apply.ts, ./steps.ts, ./operations.ts and ./handlers.ts take it.
  */
+
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { CampaignPhase } from '../../contracts/campaign.js';
+import { campaignFingerprint } from '../../contracts/fingerprint.js';
 import { CampaignIdKey } from '../../contracts/search-attributes.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
@@ -23,16 +25,22 @@ import { type CampaignRunInput, type CampaignState, initialCampaignState } from 
 export const DEFAULT_BRAND_READY_DEADLINE_MS = 7 * 24 * HOUR_MS;
 export const DEFAULT_DECISION_DEADLINE_MS = 7 * 24 * HOUR_MS;
 
-/** A first run's input must carry the campaign fields (the order API always sends them). */
-function withCampaign(
-  input: CampaignRunInput,
-): CampaignRunInput & { campaign: NonNullable<CampaignRunInput['campaign']> } {
-  if (!input.campaign)
-    throw ApplicationFailure.nonRetryable(
-      'a campaign workflow starts with its campaign fields (CampaignWorkflowInput.campaign)',
-      'InvalidWorkflowInput',
-    );
-  return { ...input, campaign: input.campaign };
+/** A first run's input carries the campaign fields (the order API always sends them), or a campaign to adopt. */
+function firstRunInput(input: CampaignRunInput): Parameters<typeof initialCampaignState>[0] {
+  const { reference, account, brandReference, upstreamCnpId, requireFeeApproval } = input;
+  const base = {
+    reference,
+    account,
+    brandReference,
+    upstreamCnpId,
+    ...(requireFeeApproval !== undefined ? { requireFeeApproval } : {}),
+  };
+  if (input.campaign) return { ...base, campaign: input.campaign };
+  if (input.adopt) return { ...base, adopt: input.adopt };
+  throw ApplicationFailure.nonRetryable(
+    'a campaign workflow starts with its campaign fields (CampaignWorkflowInput.campaign) or a campaign to adopt',
+    'InvalidWorkflowInput',
+  );
 }
 
 export function campaignContext(input: CampaignRunInput) {
@@ -46,14 +54,22 @@ export function campaignContext(input: CampaignRunInput) {
   const { reads, writes } = registry;
   const account = input.account;
   const self = workflowInfo().workflowId;
-  const state: CampaignState = input.carried ?? initialCampaignState(withCampaign(input));
+  const state: CampaignState = input.carried ?? initialCampaignState(firstRunInput(input));
   if (input.carried) state.status.runs = ++state.loop.runs;
   const status = state.status;
   const table = campaignPhaseTable(() => status.campaignStatus);
   const wakeup = new Wakeup();
   const queue = new OperationQueue<CampaignOperation>(state.queue, wakeup);
   const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
-  const books = new EntityBookkeeping(status, CampaignIdKey, () => status.campaignId, opts.auditLimit);
+  /** The fingerprint of the registry record last applied (TcrFingerprint; the estate sweep compares it). */
+  const fingerprint = () => (state.snapshot ? campaignFingerprint(state.snapshot) : undefined);
+  const books = new EntityBookkeeping(
+    status,
+    CampaignIdKey,
+    () => status.campaignId,
+    opts.auditLimit,
+    fingerprint,
+  );
   const guarded = new GuardedRegistry(state.faults, books);
   const audit = books.audit.bind(books);
   const final = () => table[status.phase].final;
@@ -100,6 +116,7 @@ export function campaignContext(input: CampaignRunInput) {
     queue,
     dedupe,
     books,
+    fingerprint,
     guarded,
     audit,
     final,

@@ -15,6 +15,7 @@ import {
 } from '../../contracts/campaign-operations.js';
 import { brandReadySignal, registryEventSignal } from '../../contracts/signals.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
+import { setRegistryChangedHandler } from '../entity/registry-changed.js';
 import {
   checkAcknowledgeRequest,
   checkApproveFeeRequest,
@@ -50,6 +51,8 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     campaignStatusQuery,
     (): CampaignStatus => ({ ...status, pendingOperations: queue.pendingKinds() }),
   );
+
+  setRegistryChangedHandler({ fingerprint: ctx.fingerprint, final, audit, wakeup });
 
   setHandler(registryEventSignal, (delivery) => {
     if (!dedupe.firstSeen(delivery.deliveryId)) {

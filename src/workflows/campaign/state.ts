@@ -55,26 +55,40 @@ export interface CampaignState {
   loop: LoopState;
 }
 
-/** A first run's state, from its input (`CampaignRunInput` with its campaign fields). */
-export function initialCampaignState(input: {
-  reference: string;
-  account: string;
-  brandReference: string;
-  upstreamCnpId: string;
-  requireFeeApproval?: boolean;
-  campaign: CampaignContent;
-}): CampaignState {
+/**
+ * A first run's state, from its input: the campaign fields to create, or a campaign the registry
+ * already has (`adopt`: created, its share still to be read; the workflow applies the record as it
+ * starts).
+ */
+export function initialCampaignState(
+  input: {
+    reference: string;
+    account: string;
+    brandReference: string;
+    upstreamCnpId: string;
+    requireFeeApproval?: boolean;
+  } & ({ campaign: CampaignContent } | { adopt: CampaignSnapshot }),
+): CampaignState {
+  const adopt = 'adopt' in input ? input.adopt : undefined;
+  const content = 'campaign' in input ? input.campaign : undefined;
   return {
     status: {
       workflowType: 'campaign',
       reference: input.reference,
       account: input.account,
       brandReference: input.brandReference,
-      phase: 'awaiting-brand',
-      usecase: input.campaign.usecase,
+      phase: adopt ? 'sharing' : 'awaiting-brand',
+      usecase: content?.usecase ?? adopt?.usecase ?? '',
       upstreamCnpId: input.upstreamCnpId,
       requireFeeApproval: input.requireFeeApproval ?? false,
-      created: false,
+      created: adopt !== undefined,
+      ...(adopt
+        ? {
+            alreadyExisted: true,
+            campaignId: adopt.campaignId,
+            ...(adopt.brandId ? { brandId: adopt.brandId } : {}),
+          }
+        : {}),
       mno: [],
       shareHistory: [],
       dcaComplete: false,
@@ -87,9 +101,9 @@ export function initialCampaignState(input: {
       runs: 1,
       audit: emptyAuditTrail(),
     },
-    content: input.campaign,
-    ...(input.campaign.mnoIDs ? { mnoIDs: input.campaign.mnoIDs } : {}),
-    lookedUpByReference: false,
+    ...(content ? { content } : {}),
+    ...(content?.mnoIDs ? { mnoIDs: content.mnoIDs } : {}),
+    lookedUpByReference: adopt !== undefined,
     feeApproved: false,
     claimedParked: false,
     watchingBrand: false,

@@ -258,12 +258,39 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     return true;
   };
 
+  /**
+   * An adopted campaign (tcr import) with no partner of its own: the registry's share names it. Nothing
+   * is shared from here; a campaign never shared waits for the operator's shareWith.
+   */
+  const adoptShare = async (cause: AuditCause): Promise<void> => {
+    const campaignId = status.campaignId!;
+    const sharing = await read('read campaign sharing', () =>
+      reads.getCampaignSharing({ account, campaignId }),
+    );
+    if (!sharing.ok) return;
+    if (!sharing.value) {
+      books.setAction(
+        'share',
+        'shareWith a partner',
+        'adopted: the registry shows no share of this campaign',
+      );
+      return;
+    }
+    if (sharing.value.upstreamCnpId) status.upstreamCnpId = sharing.value.upstreamCnpId;
+    applySharing(sharing.value, cause);
+  };
+
+  /** Set while an adopted campaign's first reconciliation runs: the list's record is that fresh. */
+  let adoptedRecordFresh = false;
+
   /** The steady reconciliation of a created campaign. */
   const reconcileCreated = async (cause: AuditCause): Promise<void> => {
-    if (!(await readCampaign(cause)) || final()) return;
+    if ((!adoptedRecordFresh && !(await readCampaign(cause))) || final()) return;
     switch (status.phase) {
       case 'sharing':
-        if (!books.hasAction('share')) await share(status.upstreamCnpId, cause, false);
+        if (books.hasAction('share')) break;
+        if (status.upstreamCnpId) await share(status.upstreamCnpId, cause, false);
+        else await adoptShare(cause);
         break;
       case 'share-pending':
       case 'awaiting-dca': {
@@ -342,7 +369,17 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
 
   const reconcile = (cause: WakeCause | 'start') => advance(cause, () => queue.hasPending);
 
-  return { create, share, advance, reconcile };
+  /** The first reconciliation of an adopted campaign: its record is the list's, read just now. */
+  const reconcileAdopted = async (): Promise<void> => {
+    adoptedRecordFresh = true;
+    try {
+      await reconcile('start');
+    } finally {
+      adoptedRecordFresh = false;
+    }
+  };
+
+  return { create, share, advance, reconcile, reconcileAdopted };
 }
 
 export type CampaignSteps = ReturnType<typeof campaignSteps>;

@@ -28,7 +28,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CampaignResult } from '../../contracts/campaign.js';
-import { parkedEventsByReferenceWorkflowId } from '../../contracts/ids.js';
+import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { runEntityLoop } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
@@ -70,13 +70,20 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
     );
   }
   books.syncSearchAttributes();
+  // Adopted (tcr import): the registry's record as its list showed it decides the first phase; the
+  // first reconciliation reads only the share, at the bulk priority; nothing is written.
+  const adopting = input.adopt !== undefined && !input.carried;
+  if (adopting) {
+    audit('start', 'adopted', `${input.adopt!.campaignId} (${input.adopt!.status}), nothing written`);
+    apply.applySnapshot(input.adopt!, 'start');
+  }
 
-  /** Poll schedules by phase: the brand's while awaiting it (hourly-ish once overdue), else pending. */
+  /** Poll schedules by phase: the brand's while awaiting it (its longest delay once overdue), else pending. */
   const polls = {
     get pending(): BackoffSchedule {
       if (status.phase !== 'awaiting-brand') return pendingPoll;
       if (state.brandDeadline !== undefined && Date.now() >= state.brandDeadline)
-        return { initialMs: steadyPollMs, maxMs: steadyPollMs };
+        return { initialMs: brandPoll.maxMs, maxMs: brandPoll.maxMs };
       return brandPoll;
     },
     steadyMs: steadyPollMs,
@@ -110,6 +117,10 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   try {
     // Events the ingress parked for this campaign before the workflow existed. Claimed on every run.
     await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference));
+    if (adopting) {
+      state.claimedParked = true;
+      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!));
+    }
     await runEntityLoop({
       table,
       phase: () => status.phase,
@@ -123,16 +134,18 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
       polls,
       execute: (op) => registry.at('operator', () => executeTracked(op)),
       reconcile: (cause) =>
-        registry.at(
-          wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),
-          () => reconcile(cause),
-        ),
+        adopting && cause === 'start'
+          ? registry.at('bulk', () => steps.reconcileAdopted())
+          : registry.at(
+              wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),
+              () => reconcile(cause),
+            ),
       deadline,
       onDeadline,
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH,
       continueAsNew: () => {
         // The campaign fields travel only inside the state, and only until the campaign is created.
-        const { campaign: _atStart, ...next } = input;
+        const { campaign: _atStart, adopt: _adopted, ...next } = input;
         return continueAsNew<typeof campaignWorkflow>({ ...next, carried: state });
       },
     });

@@ -3,9 +3,14 @@
  * operator actions it needs, and the search attributes operators find it by (phase, needs action,
  * registry id), upserted only when they change. Deterministic: workflow APIs and pure code only.
  */
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { OperatorAction } from '../../contracts/brand.js';
-import { type BrandIdKey, NeedsActionKey, PhaseKey } from '../../contracts/search-attributes.js';
+import {
+  type BrandIdKey,
+  FingerprintKey,
+  NeedsActionKey,
+  PhaseKey,
+} from '../../contracts/search-attributes.js';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
 import { recordNeedsAction, recordPhaseTransition } from './metrics.js';
 
@@ -26,8 +31,19 @@ export interface EntityStatusCore {
   audit: AuditTrail;
 }
 
+/**
+ * Patch marker of the estate sweep's fingerprint (TcrFingerprint): workflows started before it never
+ * upsert one, so their recorded histories replay unchanged.
+ */
+export const FINGERPRINT_PATCH = 'registry-fingerprint';
+
 export class EntityBookkeeping {
-  private readonly upserted: { phase?: string; needsAction?: boolean; registryId?: string } = {};
+  private readonly upserted: {
+    phase?: string;
+    needsAction?: boolean;
+    registryId?: string;
+    fingerprint?: string;
+  } = {};
 
   constructor(
     private readonly status: EntityStatusCore,
@@ -38,6 +54,8 @@ export class EntityBookkeeping {
     private readonly registryIdKey: typeof BrandIdKey | undefined,
     private readonly registryId: () => string | undefined,
     private readonly auditLimit?: number,
+    /** The fingerprint of the registry's last record (src/contracts/fingerprint.ts), if the entity has one. */
+    private readonly fingerprint: () => string | undefined = () => undefined,
   ) {}
 
   audit(cause: AuditCause, event: string, detail?: string, from?: string, to?: string): void {
@@ -56,21 +74,26 @@ export class EntityBookkeeping {
       recordPhaseTransition(from, to);
   }
 
-  /** Upserts phase, needs-action and registry id where they changed since the last upsert. */
+  /** Upserts phase, needs-action, registry id and fingerprint where they changed since the last upsert. */
   syncSearchAttributes(): void {
     const { status, upserted } = this;
     const needsAction = status.needsAction.length > 0;
     const id = this.registryId();
+    const fingerprint = this.fingerprint();
     const pairs = [];
     if (upserted.phase !== status.phase) pairs.push({ key: PhaseKey, value: status.phase });
     if (upserted.needsAction !== needsAction) pairs.push({ key: NeedsActionKey, value: needsAction });
     if (this.registryIdKey && id && upserted.registryId !== id)
       pairs.push({ key: this.registryIdKey, value: id });
+    const newFingerprint =
+      fingerprint !== undefined && upserted.fingerprint !== fingerprint && patched(FINGERPRINT_PATCH);
+    if (newFingerprint) pairs.push({ key: FingerprintKey, value: fingerprint });
     if (pairs.length === 0) return;
     upsertSearchAttributes(pairs);
     upserted.phase = status.phase;
     upserted.needsAction = needsAction;
     if (id) upserted.registryId = id;
+    if (newFingerprint) upserted.fingerprint = fingerprint;
   }
 
   hasAction(key: string): boolean {

@@ -21,6 +21,8 @@ import type { GuardedRegistry } from './registry-call.js';
 import {
   type BackoffSchedule,
   backoffDelay,
+  jittered,
+  POLL_JITTER,
   type WakeCause,
   type Wakeup,
   waitForWakePollOrDeadline,
@@ -71,14 +73,15 @@ function setWaitingFor(view: { waitingFor?: WaitingFor }, waitingFor: WaitingFor
   else delete view.waitingFor;
 }
 
+/** The delay before the phase's next poll, jittered (POLL_JITTER), or undefined when it does not poll. */
 export function phasePollDelay<P extends string, K extends string>(
   spec: EntityLoopSpec<P, K>,
 ): number | undefined {
   switch (spec.table[spec.phase()].poll) {
     case 'pending':
-      return backoffDelay(spec.polls.pending, spec.state.loop.pollAttempt);
+      return jittered(backoffDelay(spec.polls.pending, spec.state.loop.pollAttempt), POLL_JITTER.pending);
     case 'steady':
-      return spec.polls.steadyMs;
+      return jittered(spec.polls.steadyMs, POLL_JITTER.steady);
     default:
       return undefined;
   }

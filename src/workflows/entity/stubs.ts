@@ -74,6 +74,7 @@ export function wakePriority(cause: AuditCause, ordering = false): RegistryPrior
     case 'operator':
       return 'operator';
     case 'webhook':
+    case 'sweep': // the sweep stands in for a webhook that was lost
       return 'webhook';
     case 'start':
     case 'workflow':
@@ -92,19 +93,31 @@ export interface RegistryStubs {
   at<T>(priority: RegistryPriority, step: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * Options of a registry read activity of `account` at `priority`: the account's reads queue, the
+ * bounded retry, the heartbeat. Entity reads and the estate's page reads use the same.
+ */
+export function registryReadOptions(
+  account: string,
+  priority: RegistryPriority,
+  startToCloseTimeout = '30 seconds',
+) {
+  return {
+    taskQueue: registryReadsTaskQueue(account),
+    startToCloseTimeout,
+    heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
+    retry,
+    priority: { priorityKey: registryPriorityKeys[priority] },
+  };
+}
+
 function stubsAt(
   account: string,
   priority: RegistryPriority,
 ): { reads: RegistryReads; writes: RegistryWrites } {
   const prio = { priorityKey: registryPriorityKeys[priority] };
   return {
-    reads: proxyActivities<RegistryReads>({
-      taskQueue: registryReadsTaskQueue(account),
-      startToCloseTimeout: '30 seconds',
-      heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
-      retry,
-      priority: prio,
-    }),
+    reads: proxyActivities<RegistryReads>(registryReadOptions(account, priority)),
     writes: proxyActivities<RegistryWrites>({
       taskQueue: registryWritesTaskQueue(account),
       // createCampaign may look up, create and look up again (ambiguous failure) inside one attempt.

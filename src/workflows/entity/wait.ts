@@ -18,8 +18,25 @@ export const HOUR_MS = 60 * MINUTE_MS;
 
 /** While the registry is expected to change soon: 1 minute doubling to 1 hour. */
 export const DEFAULT_PENDING_POLL: BackoffSchedule = { initialMs: MINUTE_MS, maxMs: HOUR_MS, factor: 2 };
-/** Slow reconciliation of a settled entity: every 6 hours. */
-export const DEFAULT_STEADY_POLL_MS = 6 * HOUR_MS;
+export const DAY_MS = 24 * HOUR_MS;
+/**
+ * The safety poll of a settled entity: every 3 days. The estate sweep (src/workflows/estate) reads
+ * the registry's lists hourly and wakes only the entities whose registry state changed, so a settled
+ * entity no longer polls on its own; this long timer is the net under the sweep.
+ */
+export const DEFAULT_STEADY_POLL_MS = 3 * DAY_MS;
+
+/** How far a poll may move at random, as a share of its delay: steady polls ± 20 %, pending ± 10 %. */
+export const POLL_JITTER = { steady: 0.2, pending: 0.1 } as const;
+
+/**
+ * `delayMs` moved by up to ± `share` of itself, at random (workflow code: `Math.random` is the
+ * workflow's seeded, replayable generator), so entities adopted or settled together do not poll
+ * together.
+ */
+export function jittered(delayMs: number, share: number, random: () => number = Math.random): number {
+  return Math.max(1, Math.round(delayMs * (1 + share * (2 * random() - 1))));
+}
 
 /** The delay before poll number `attempt` (0-based) of a schedule. */
 export function backoffDelay(schedule: BackoffSchedule, attempt: number): number {

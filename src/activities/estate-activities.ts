@@ -1,0 +1,305 @@
+/**
+ * The estate's activities (src/contracts/estate.ts): read one page of an account's brand or campaign
+ * list, find each record's workflow through visibility (TcrBrandId / TcrCampaignId, TcrFingerprint),
+ * then signal the ones whose registry state changed (sweep) or start one for each record no workflow
+ * owns (import). One registry read per page; no personal data leaves the activity (records become
+ * their non-personal snapshots before anything else sees them).
+ */
+import { Context } from '@temporalio/activity';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowExecutionInfo,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import { type SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
+import type { BrandSnapshot } from '../contracts/activity-types.js';
+import { BRAND_WORKFLOW_TYPE, type BrandWorkflowInput } from '../contracts/brand.js';
+import { CAMPAIGN_WORKFLOW_TYPE, type CampaignWorkflowInput } from '../contracts/campaign.js';
+import type { CampaignSnapshot } from '../contracts/campaign-activity-types.js';
+import {
+  adoptedReference,
+  type EstateActivities,
+  type EstateKind,
+  type EstatePageInput,
+  type UnownedEntity,
+} from '../contracts/estate.js';
+import { brandFingerprint, campaignFingerprint } from '../contracts/fingerprint.js';
+import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
+import {
+  AccountKey,
+  BrandIdKey,
+  BrandReferenceKey,
+  CampaignIdKey,
+  FingerprintKey,
+} from '../contracts/search-attributes.js';
+import { registryChangedSignal } from '../contracts/signals.js';
+import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { campaignSnapshot } from './campaign-activities.js';
+import { mapRegistryErrors } from './failures.js';
+import { attemptCallOptions } from './heartbeat.js';
+import { brandSnapshot, clientOf, type RegistryClientResolver } from './registry-activities.js';
+
+export interface EstateActivitiesOptions {
+  /** Temporal client for visibility, signals and starts; default the activity context's client. */
+  temporalClient?: Client;
+  /** Workflow task queue adopted workflows run on (default `tcr-workflows`). */
+  workflowTaskQueue?: string;
+}
+
+/** One record of a page, reduced to what the estate decides on. */
+interface PageRecord {
+  registryId: string;
+  referenceId?: string;
+  fingerprint: string;
+  brandId?: string;
+  snapshot: BrandSnapshot | CampaignSnapshot;
+}
+
+interface Owner {
+  workflowId: string;
+  open: boolean;
+  fingerprint?: string;
+  brandReference?: string;
+}
+
+/** Ids per visibility query (the query names each one). */
+const IDS_PER_QUERY = 100;
+/** Starts or signals in flight at once. */
+const CONCURRENCY = 8;
+
+const registryIdKey = (kind: EstateKind) => (kind === 'brand' ? BrandIdKey : CampaignIdKey);
+const workflowType = (kind: EstateKind) => (kind === 'brand' ? BRAND_WORKFLOW_TYPE : CAMPAIGN_WORKFLOW_TYPE);
+
+/** A visibility string literal; registry ids are plain, anything with a quote or backslash is refused. */
+function literal(value: string): string {
+  if (/['"\\\n]/.test(value)) throw new Error(`unexpected character in registry id ${JSON.stringify(value)}`);
+  return `'${value}'`;
+}
+
+async function readPage(resolve: RegistryClientResolver, input: EstatePageInput) {
+  const client = clientOf(resolve, input.account);
+  const query = { page: input.page, recordsPerPage: input.recordsPerPage };
+  const opts = attemptCallOptions();
+  if (input.kind === 'brand') {
+    const page = await client.listBrands(query, opts);
+    const records: PageRecord[] = page.records.map((brand) => {
+      const snapshot = brandSnapshot(brand);
+      return {
+        registryId: snapshot.brandId,
+        ...(snapshot.referenceId ? { referenceId: snapshot.referenceId } : {}),
+        fingerprint: brandFingerprint(snapshot),
+        snapshot,
+      };
+    });
+    return { totalRecords: page.totalRecords, records };
+  }
+  const page = await client.listCampaigns(query, opts);
+  const records: PageRecord[] = page.records.map((campaign) => {
+    const snapshot = campaignSnapshot(campaign);
+    return {
+      registryId: snapshot.campaignId,
+      ...(snapshot.referenceId ? { referenceId: snapshot.referenceId } : {}),
+      ...(snapshot.brandId ? { brandId: snapshot.brandId } : {}),
+      fingerprint: campaignFingerprint(snapshot),
+      snapshot,
+    };
+  });
+  return { totalRecords: page.totalRecords, records };
+}
+
+function ownerOf(info: WorkflowExecutionInfo): Owner {
+  const fingerprint = info.typedSearchAttributes.get(FingerprintKey);
+  const brandReference = info.typedSearchAttributes.get(BrandReferenceKey);
+  return {
+    workflowId: info.workflowId,
+    open: info.status.name === 'RUNNING',
+    ...(fingerprint ? { fingerprint } : {}),
+    ...(brandReference ? { brandReference } : {}),
+  };
+}
+
+/**
+ * The workflows of `ids` (registry ids of one kind in one account), by visibility. An id with an open
+ * run maps to it; one with only closed runs to a closed owner; a run that continued as new is passed
+ * over (its successor is listed).
+ */
+async function ownersOf(
+  temporal: Client,
+  account: string,
+  kind: EstateKind,
+  ids: string[],
+): Promise<Map<string, Owner>> {
+  const owners = new Map<string, Owner>();
+  const key = registryIdKey(kind);
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+    const batch = ids.slice(i, i + IDS_PER_QUERY);
+    const query = `WorkflowType = ${literal(workflowType(kind))} AND ${AccountKey.name} = ${literal(account)} AND ${key.name} IN (${batch.map(literal).join(', ')})`;
+    for await (const info of temporal.workflow.list({ query })) {
+      if (info.status.name === 'CONTINUED_AS_NEW') continue;
+      const id = info.typedSearchAttributes.get(key);
+      if (!id) continue;
+      const known = owners.get(id);
+      if (!known || (!known.open && info.status.name === 'RUNNING')) owners.set(id, ownerOf(info));
+    }
+  }
+  return owners;
+}
+
+/** Runs `work` over `items`, CONCURRENCY at a time. */
+async function eachAtMost<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+function unownedOf(kind: EstateKind, record: PageRecord): UnownedEntity {
+  return {
+    kind,
+    registryId: record.registryId,
+    ...(record.referenceId ? { referenceId: record.referenceId } : {}),
+  };
+}
+
+/** Starts an adopting workflow; false when one with its id exists (open or closed): it is left alone. */
+async function adopt(
+  temporal: Client,
+  taskQueue: string,
+  account: string,
+  kind: EstateKind,
+  record: PageRecord,
+  brandReferences: Map<string, string>,
+): Promise<boolean> {
+  const reference = adoptedReference(record);
+  const attributes: SearchAttributePair[] = [
+    { key: AccountKey, value: account },
+    { key: registryIdKey(kind), value: record.registryId },
+  ];
+  let workflowId: string;
+  let input: BrandWorkflowInput | CampaignWorkflowInput;
+  if (kind === 'brand') {
+    workflowId = brandWorkflowId(reference);
+    input = { reference, account, adopt: record.snapshot as BrandSnapshot };
+    attributes.push({ key: BrandReferenceKey, value: reference });
+  } else {
+    // The campaign's brand, by its workflow's reference when one owns it (brands are imported first).
+    const brandReference = (record.brandId && brandReferences.get(record.brandId)) || record.brandId || '';
+    workflowId = campaignWorkflowId(reference);
+    input = {
+      reference,
+      account,
+      brandReference,
+      upstreamCnpId: '',
+      adopt: record.snapshot as CampaignSnapshot,
+    };
+    attributes.push({ key: BrandReferenceKey, value: brandReference });
+  }
+  try {
+    await temporal.workflow.start(workflowType(kind), {
+      workflowId,
+      taskQueue,
+      args: [input],
+      // Never a second run: an existing workflow of this id, even a closed one (an operator cancelled
+      // it), keeps the entity.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: new TypedSearchAttributes(attributes),
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw error;
+  }
+}
+
+export function createEstateActivities(
+  resolve: RegistryClientResolver,
+  options: EstateActivitiesOptions = {},
+): EstateActivities {
+  const temporal = () => {
+    const client = options.temporalClient ?? Context.current().client;
+    const signal = attemptCallOptions().signal;
+    return { client, run: <T>(fn: () => Promise<T>) => (signal ? client.withAbortSignal(signal, fn) : fn()) };
+  };
+  const taskQueue = options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
+  /** One page of the registry's list, and the workflow (if any) of each of its records. */
+  const pageWithOwners = async (input: EstatePageInput) => {
+    const page = await readPage(resolve, input);
+    const { client, run } = temporal();
+    const ids = page.records.map((r) => r.registryId);
+    const owners = await run(() => ownersOf(client, input.account, input.kind, ids));
+    return { page, owners, client, run };
+  };
+
+  return {
+    sweepPage: (input) =>
+      mapRegistryErrors(async () => {
+        const { page, owners, client, run } = await pageWithOwners(input);
+        const seenAt = new Date().toISOString();
+        const result = {
+          totalRecords: page.totalRecords,
+          records: page.records.length,
+          unchanged: 0,
+          changed: 0,
+          closed: 0,
+          unowned: [] as UnownedEntity[],
+        };
+        const changed: { owner: Owner; fingerprint: string }[] = [];
+        for (const record of page.records) {
+          const owner = owners.get(record.registryId);
+          if (!owner) result.unowned.push(unownedOf(input.kind, record));
+          else if (!owner.open) result.closed++;
+          else if (owner.fingerprint === record.fingerprint) result.unchanged++;
+          else changed.push({ owner, fingerprint: record.fingerprint });
+        }
+        await eachAtMost(changed, async ({ owner, fingerprint }) => {
+          try {
+            await run(() =>
+              client.workflow
+                .getHandle(owner.workflowId)
+                .signal(registryChangedSignal, { fingerprint, seenAt }),
+            );
+            result.changed++;
+          } catch (error) {
+            if (!(error instanceof WorkflowNotFoundError)) throw error;
+            result.closed++; // it closed since visibility listed it
+          }
+        });
+        return result;
+      }),
+
+    importPage: (input) =>
+      mapRegistryErrors(async () => {
+        const { page, owners, client, run } = await pageWithOwners(input);
+        const result = {
+          totalRecords: page.totalRecords,
+          records: page.records.length,
+          adopted: 0,
+          owned: 0,
+          wouldAdopt: [] as UnownedEntity[],
+        };
+        const unowned = page.records.filter((r) => !owners.has(r.registryId));
+        result.owned = page.records.length - unowned.length;
+        if (input.dryRun) {
+          result.wouldAdopt = unowned.map((r) => unownedOf(input.kind, r));
+          return result;
+        }
+        const brandReferences = new Map<string, string>();
+        if (input.kind === 'campaign') {
+          const brandIds = [...new Set(unowned.flatMap((r) => (r.brandId ? [r.brandId] : [])))];
+          const brands = await run(() => ownersOf(client, input.account, 'brand', brandIds));
+          for (const [brandId, owner] of brands)
+            if (owner.brandReference) brandReferences.set(brandId, owner.brandReference);
+        }
+        await eachAtMost(unowned, async (record) => {
+          const started = await run(() =>
+            adopt(client, taskQueue, input.account, input.kind, record, brandReferences),
+          );
+          if (started) result.adopted++;
+          else result.owned++;
+        });
+        return result;
+      }),
+  };
+}
