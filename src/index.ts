@@ -99,6 +99,21 @@ export {
   ResubmitRequestSchema,
   ShareWithRequestSchema,
 } from './contracts/campaign-requests.js';
+// The estate: sweep and import (docs/operations.md, "The estate").
+export {
+  ESTATE_IMPORT_WORKFLOW_TYPE,
+  ESTATE_SWEEP_WORKFLOW_TYPE,
+  type EstateImportInput,
+  type EstateKind,
+  type EstatePaging,
+  type EstateSweepInput,
+  type ImportStatus,
+  importStatusQuery,
+  importWorkflowId,
+  type SweepStatus,
+  sweepScheduleId,
+  sweepStatusQuery,
+} from './contracts/estate.js';
 // Ids, task queues, search attributes.
 export {
   brandWorkflowId,
@@ -118,6 +133,7 @@ export {
   BrandIdKey,
   BrandReferenceKey,
   CampaignIdKey,
+  FingerprintKey,
   NeedsActionKey,
   PhaseKey,
 } from './contracts/search-attributes.js';
@@ -168,6 +184,7 @@ export {
   startCampaignOrder,
   waitForCampaignPhase,
 } from './orders/campaign-orders.js';
+export { type ImportRequest, importStatus, startImport } from './orders/estate-client.js';
 // Operator requests are parsed at the edge; a bad one is refused before anything is sent.
 export { parseRequest, RequestValidationError } from './orders/operator-requests.js';
 // Registry events (webhooks) and parked events.

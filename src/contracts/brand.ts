@@ -24,7 +24,7 @@ export interface EnhancedVetPolicy {
 
 export interface BrandWorkflowOptions {
   /**
-   * Safety poll of a settled brand (default 3 days, ± a fifth at random): the estate sweep notices a
+   * Safety poll of a settled brand (default 7 days, ± a fifth at random): the estate sweep notices a
    * change whose webhook was lost; this timer is the net under the sweep.
    */
   steadyPollMs?: number;

@@ -138,7 +138,7 @@ export interface CampaignWorkflowOptions {
   /** How long a share may stay PENDING (or DCA acceptance outstanding) before needs-action (default 7 days). */
   decisionDeadlineMs?: number;
   /**
-   * Safety poll of a settled campaign (default 3 days, ± a fifth at random): expiry and renewal are
+   * Safety poll of a settled campaign (default 7 days, ± a fifth at random): expiry and renewal are
    * noticed by the estate sweep, suspensions by their events; this timer is the net under both.
    */
   steadyPollMs?: number;

@@ -4,8 +4,18 @@
  */
 import type { BRAND_WORKFLOW_TYPE, BrandWorkflow } from '../contracts/brand.js';
 import type { CAMPAIGN_WORKFLOW_TYPE, CampaignWorkflow } from '../contracts/campaign.js';
+import type {
+  ESTATE_IMPORT_WORKFLOW_TYPE,
+  ESTATE_SWEEP_WORKFLOW_TYPE,
+  EstateImportInput,
+  EstateSweepInput,
+  ImportStatus,
+  SweepStatus,
+} from '../contracts/estate.js';
 import type { brandWorkflow } from './brand/workflow.js';
 import type { campaignWorkflow } from './campaign/workflow.js';
+import type { estateImportWorkflow } from './estate/import.js';
+import type { estateSweepWorkflow } from './estate/sweep.js';
 
 export { brandWorkflow } from './brand/workflow.js';
 export { writeBudget } from './budget/write-budget.js';
@@ -26,5 +36,13 @@ export type ImplementedContracts = [
   Implements<
     { campaignWorkflow: typeof campaignWorkflow },
     Record<typeof CAMPAIGN_WORKFLOW_TYPE, CampaignWorkflow>
+  >,
+  Implements<
+    { estateSweepWorkflow: typeof estateSweepWorkflow },
+    Record<typeof ESTATE_SWEEP_WORKFLOW_TYPE, (input: EstateSweepInput) => Promise<SweepStatus>>
+  >,
+  Implements<
+    { estateImportWorkflow: typeof estateImportWorkflow },
+    Record<typeof ESTATE_IMPORT_WORKFLOW_TYPE, (input: EstateImportInput) => Promise<ImportStatus>>
   >,
 ];

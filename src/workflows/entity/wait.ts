@@ -20,11 +20,11 @@ export const HOUR_MS = 60 * MINUTE_MS;
 export const DEFAULT_PENDING_POLL: BackoffSchedule = { initialMs: MINUTE_MS, maxMs: HOUR_MS, factor: 2 };
 export const DAY_MS = 24 * HOUR_MS;
 /**
- * The safety poll of a settled entity: every 3 days. The estate sweep (src/workflows/estate) reads
+ * The safety poll of a settled entity: every 7 days (± 20 %: POLL_JITTER). The estate sweep (src/workflows/estate) reads
  * the registry's lists hourly and wakes only the entities whose registry state changed, so a settled
  * entity no longer polls on its own; this long timer is the net under the sweep.
  */
-export const DEFAULT_STEADY_POLL_MS = 3 * DAY_MS;
+export const DEFAULT_STEADY_POLL_MS = 7 * DAY_MS;
 
 /** How far a poll may move at random, as a share of its delay: steady polls ± 20 %, pending ± 10 %. */
 export const POLL_JITTER = { steady: 0.2, pending: 0.1 } as const;
