@@ -346,5 +346,22 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     );
     expect(shown.stdout).toContain(`Schedule sweep/${ACCOUNT}: every 1800s`);
     expect(shown.stdout).toMatch(/0 changed \(woken\), \d+ unchanged, 0 unowned/);
+
+    // Workers set the Schedule as they start (TCR_SWEEP_*), with the account's read budget. (The
+    // running ones stop first: one connection serves one worker per task queue.)
+    await workers.shutdown();
+    await running;
+    const starting = await createWorkers(
+      {
+        temporal: { address: 'unused (connection given)', namespace: 'default' },
+        accounts: [account()],
+        sweep: { every: '2h', readShare: 0.1, recordsPerPage: 500 },
+      },
+      { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
+    );
+    await starting.shutdown();
+    expect(starting.sweepSchedules).toEqual([{ account: ACCOUNT, outcome: 'updated', every: '2h' }]);
+    const after = await tcr(['sweep', '--account', ACCOUNT, '--json'], { client: env.client });
+    expect(JSON.parse(after.stdout).schedule.every).toEqual(['7200s']);
   }, 240_000);
 });
