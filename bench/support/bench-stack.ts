@@ -85,6 +85,8 @@ export interface BenchStack {
   webhookUrl: string;
   webhookSecret: string;
   temporalAddress: string;
+  /** The dev server's process id (its memory is measured by the estate benchmark). */
+  devServerPid(): number | undefined;
   /** Stops the Temporal dev server (SIGTERM, waited for). */
   stopTemporal(): Promise<void>;
   /** Starts it again on the same port and SQLite file. */
@@ -184,11 +186,14 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       const child = spawn(process.execPath, [...(extra.nodeArgs ?? []), script, 'worker'], {
         env: {
           ...process.env,
+          // No metrics endpoint and no sweep Schedule unless the caller asks (a drill's counts are
+          // the workers' own calls).
+          TCR_WORKER_METRICS_ADDRESS: 'off',
+          TCR_SWEEP_EVERY: 'off',
           ...extra.env,
           TEMPORAL_ADDRESS: temporalAddress,
           TEMPORAL_NAMESPACE: 'default',
           TCR_ACCOUNTS: JSON.stringify([account]),
-          TCR_WORKER_METRICS_ADDRESS: 'off',
         },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -271,6 +276,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
       webhookUrl,
       webhookSecret: WEBHOOK_SECRET,
       temporalAddress,
+      devServerPid: () => devServer?.pid,
       stopTemporal: async () => {
         await devServer?.stop();
         devServer = undefined;

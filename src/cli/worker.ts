@@ -31,6 +31,9 @@ Configuration comes from the environment (docs/operations.md has the tables); fl
   Payloads: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS); unset, payloads are not encrypted.
   Worker: TCR_WORKER_METRICS_ADDRESS (default 127.0.0.1:9464, off disables), TCR_WORKER_LOG_LEVEL
     (default info), TCR_WORKER_MAX_CACHED_WORKFLOWS.
+  Estate sweep: the workers create or update each account's Schedule sweep/{account} as they start:
+    TCR_SWEEP_EVERY (default 1h; off leaves the Schedules alone), TCR_SWEEP_READ_SHARE (default 0.1
+    of the account's read budget), TCR_SWEEP_RECORDS_PER_PAGE (default 500).
 
 SIGINT (Ctrl-C) or SIGTERM stops it gracefully (running tasks finish; a stop while starting gives
 up the start); a second signal exits at once. Exit codes: 0 stopped by a signal; 1 the workers could
