@@ -11,7 +11,7 @@ import { importStatus, startImport } from '../orders/estate-client.js';
 import { describeSweep, sweepNow, sweepSchedule } from '../workers/sweep-schedule.js';
 import { connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
-import { UsageError } from './errors.js';
+import { NotFoundError, UsageError } from './errors.js';
 
 function accountOf(value: string | undefined, help: string): string {
   if (value === undefined) throw new UsageError('--account is required', help);
@@ -181,8 +181,8 @@ export const sweepCommand: CliCommand = defineCommand({
     const client = await ctx.client(v);
     const overview = await describeSweep(client, account);
     if (!overview.schedule)
-      throw new UsageError(
-        `account ${account} has no sweep Schedule: the workers create it as they start (TCR_SWEEP_EVERY)`,
+      throw new NotFoundError(
+        `account ${account} has no sweep Schedule sweep/${account}: the workers create it as they start (TCR_SWEEP_EVERY)`,
       );
     if (v.now) {
       await sweepNow(client, account);

@@ -337,6 +337,9 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     expect(await ensureSweepSchedule(env.client, { account: ACCOUNT, every: '1h' })).toBe('created');
     expect(await ensureSweepSchedule(env.client, { account: ACCOUNT, every: '1h' })).toBe('unchanged');
     expect(await ensureSweepSchedule(env.client, { account: ACCOUNT, every: '30m' })).toBe('updated');
+    const none = await tcr(['sweep', '--account', 'nobody'], { client: env.client });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain('account nobody has no sweep Schedule sweep/nobody');
     const now = await tcr(['sweep', '--account', ACCOUNT, '--now'], { client: env.client });
     expect(now.code, now.stderr).toBe(0);
     const shown = await eventually(
