@@ -172,6 +172,16 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
       workerRssMb: mb(rssOf(worker.pid) ?? 0),
       devServerRssMb: mb(rssOf(stack.devServerPid()) ?? 0),
       databaseMb: mb(statSync(join(stack.dataDir, 'temporal.sqlite')).size),
+      /** The window's registry calls by endpoint (ids as :id) and answer, most frequent first. */
+      byEndpoint: Object.entries(
+        steady.reduce<Record<string, number>>((counts, c) => {
+          const key = `${c.method} ${c.path.replace(/\/[BC][0-9A-Z]+/g, '/:id')} ${c.status}`;
+          counts[key] = (counts[key] ?? 0) + 1;
+          return counts;
+        }, {}),
+      )
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8),
     };
     console.info('steady', steadyResult);
 
