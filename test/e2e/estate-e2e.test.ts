@@ -218,6 +218,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     // The seed holds every brand phase an existing brand can be in.
     expect([...brandPhases]).toEqual(expect.arrayContaining(['deleted', 'needs-correction', 'ready']));
     const campaignPhases = new Set<string>();
+    const unshared: CampaignRecord[] = [];
     for (const c of campaigns) {
       const share = (await get(`/campaign/${c.campaignId}/sharing`)) as {
         sharedByMe: { sharingStatus: string } | null;
@@ -230,10 +231,20 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
         (s) => s.phase === expected,
       );
       expect(status.campaignId).toBe(c.campaignId);
-      if (expected === 'sharing') expect(status.needsAction.map((a) => a.key)).toContain('share');
+      if (expected === 'sharing') {
+        expect(status.needsAction.map((a) => a.key)).toContain('share');
+        unshared.push(c);
+      }
     }
     expect([...campaignPhases]).toEqual(
-      expect.arrayContaining(['awaiting-dca', 'expired', 'running', 'share-declined', 'share-pending']),
+      expect.arrayContaining([
+        'awaiting-dca',
+        'expired',
+        'running',
+        'share-declined',
+        'share-pending',
+        'sharing',
+      ]),
     );
 
     // Reads only, and not one per entity for brands: the import read the lists, campaigns their share.
@@ -249,6 +260,18 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       (s) => s.nudges.length > 0,
     );
     expect(nudgedStatus.nudges[0]!.nudgeIntent).toBe('FIX_SAMPLES');
+
+    // An adopted campaign the registry showed unshared is shared elsewhere (another tool): its event
+    // wakes the workflow, which reads the share, takes its partner and drops its needs-action.
+    const target = unshared[0]!;
+    expect((await harness.api('PUT', `/campaign/${target.campaignId}/sharing/SINCH`)).status).toBe(200);
+    const shared = await eventually(
+      'the share seen',
+      () => campaignStatus(target),
+      // The simulator's partner decides at once: share-pending, or already on to awaiting-dca or running.
+      (st) => st.upstreamCnpId === 'SINCH' && ['share-pending', 'awaiting-dca', 'running'].includes(st.phase),
+    );
+    expect(shared.needsAction.map((a) => a.key)).not.toContain('share');
   }, 240_000);
 
   it('an import again, or a page imported twice at once, starts nothing twice', async () => {

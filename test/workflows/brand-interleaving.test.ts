@@ -173,7 +173,7 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
                 account: w.account,
                 brand: s.publicProfit ? publicProfitRegistration() : brandRegistration(),
               },
-              // No estate sweep runs here: the safety poll of a settled brand is set to 6 h (3 days by
+              // No estate sweep runs here: the safety poll of a settled brand is set to 6 h (7 days by
               // default), so the final reconciliation below reads every brand once more.
               { taskQueue: w.taskQueue, workflowOptions: { steadyPollMs: STEADY_POLL_MS } },
             );

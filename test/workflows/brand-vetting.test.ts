@@ -194,7 +194,7 @@ describe('external vetting', () => {
       );
       await waitForStatus(other.handle, (s) => s.vets[0]?.state === 'active');
       fake.decideVet(pacReady.brandId!, ordered.vets[0]!.vettingId!, { status: 'EXPIRED' });
-      await env.sleep('7 hours'); // the brand's steady reconciliation notices
+      await env.sleep('9 days'); // the brand's safety poll (7 days ± 20 %) notices
       const expired = await waitForStatus(other.handle, (s) => s.vets[0]?.state === 'expired');
       expect(expired.politicalCampaignsAffected).toBe(true);
       expect(expired.alerts[0]).toMatch(/political campaigns/);

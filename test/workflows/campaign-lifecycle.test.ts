@@ -397,7 +397,7 @@ describe('campaign lifecycle', () => {
     const running = await waitForCampaignPhase(env.client, reference, 'running', 20_000);
     expect(running.autoRenewal).toBe(true);
     await bench.control.expireCampaign(campaignId);
-    const result = await handle.result(); // time skips to the next steady poll (6 h)
+    const result = await handle.result(); // time skips to the next safety poll (7 days ± 20 %)
     expect(result.phase).toBe('expired');
     expect(result.status.campaignStatus).toBe('EXPIRED');
     expect(result.status.expirationDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);

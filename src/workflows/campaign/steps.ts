@@ -277,6 +277,7 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
       return;
     }
     if (sharing.value.upstreamCnpId) status.upstreamCnpId = sharing.value.upstreamCnpId;
+    books.clearAction('share');
     applySharing(sharing.value, cause);
   };
 
@@ -288,9 +289,9 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     if ((!adoptedRecordFresh && !(await readCampaign(cause))) || final()) return;
     switch (status.phase) {
       case 'sharing':
-        if (books.hasAction('share')) break;
-        if (status.upstreamCnpId) await share(status.upstreamCnpId, cause, false);
-        else await adoptShare(cause);
+        // Adopted without a partner: read the share on every wake (it may have been shared since).
+        if (!status.upstreamCnpId) await adoptShare(cause);
+        else if (!books.hasAction('share')) await share(status.upstreamCnpId, cause, false);
         break;
       case 'share-pending':
       case 'awaiting-dca': {
