@@ -2,7 +2,7 @@
  * The estate (issue 19) end to end on the dev server: a registry simulator seeded with brands and
  * campaigns registered before the product was adopted (every status the simulator models), the real
  * worker wiring behind a counting proxy (every registry call is seen), the ingress subscribed to the
- * simulator's campaign events, `tcr import` and `tcr sweep` as an operator types them.
+ * simulator's campaign and sharing events, `tcr import` and `tcr sweep` as an operator types them.
  *
  * Import: every seeded entity gets one workflow in the phase its registry record puts it in, with no
  * write and no fee; an event parked before the import reaches its new workflow; a second import and
@@ -155,7 +155,12 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
     );
     running = workers.run();
-    ingress = await startSubscribedIngress(env.client, harness, ['CAMPAIGN'], WORKFLOW_TASK_QUEUE);
+    ingress = await startSubscribedIngress(
+      env.client,
+      harness,
+      ['CAMPAIGN', 'CAMPAIGN_SHARING'],
+      WORKFLOW_TASK_QUEUE,
+    );
     await harness.control.seed({ brands: 24, campaignsPerBrand: 3, seed: 19 });
     brands = await list<BrandRecord>('brand');
     campaigns = await list<CampaignRecord>('campaign');
