@@ -401,10 +401,15 @@ describe('the local stack', () => {
     // Every history, continue-as-new runs included, replays with the product's data converter.
     const bundle = await workflowBundle(workflowsPath);
     const replayConverter = dataConverter({ keyring });
-    // One bound per history: a replay here once never ended (2026-11-27, run 5 of a ten-run
-    // attempt; every prefix of five recorded histories replays, so a capture taken mid-task is not
-    // the cause), and the failure should name the history.
-    for (const { workflowId, history } of histories)
+    // One bound per history, and the failure names it. A replay here never ended twice (2026-11-27):
+    // the second time it named the history, a run fetched with 1 event, its start (a run just
+    // continued as new, before its first task). Replaying a history without a completed workflow task
+    // does not end; such a run has no commands to check, so it is left out.
+    const replayable = histories.filter(({ history }) =>
+      history.events?.some((e) => e.workflowTaskCompletedEventAttributes),
+    );
+    expect(replayable.length).toBeGreaterThanOrEqual(histories.length - 2);
+    for (const { workflowId, history } of replayable)
       await step(`replay ${workflowId} (${history.events?.length} events)`, 60_000, () =>
         Worker.runReplayHistory(
           { workflowBundle: bundle, dataConverter: replayConverter },
