@@ -4,8 +4,7 @@
  * Schedule and latest sweep, runs one now, pauses or resumes the Schedule.
  */
 import { abortableSleep } from '../common/abortable-sleep.js';
-import type { EstateKind, ImportStatus, SweepStatus } from '../contracts/estate.js';
-import { importWorkflowId } from '../contracts/estate.js';
+import { type EstateKind, importLine, importWorkflowId, sweepLine } from '../contracts/estate.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import { importStatus, startImport } from '../orders/estate-client.js';
 import { describeSweep, sweepNow, sweepSchedule } from '../workers/sweep-schedule.js';
@@ -26,19 +25,6 @@ function readShareOf(value: string | undefined, help: string): number | undefine
   if (!(share > 0 && share <= 0.5))
     throw new UsageError(`--read-share must be above 0 and at most 0.5, got '${value}'`, help);
   return share;
-}
-
-/** One line of an import's progress. */
-export function importLine(s: ImportStatus): string {
-  const part = (kind: EstateKind) => {
-    const c = s.counts[kind];
-    const total = s.totals[kind];
-    const done = s.dryRun ? `${c.wouldAdopt} to adopt` : `${c.adopted} adopted`;
-    return `${kind}s ${c.records}${total !== undefined ? `/${total}` : ''} read, ${done}, ${c.owned} already owned`;
-  };
-  const where = s.state === 'done' ? 'done' : `${s.cursor.kind} page ${s.cursor.page}`;
-  const retry = s.lastError ? ` (retrying a page: ${s.lastError})` : '';
-  return `${s.dryRun ? 'dry run: ' : ''}${where}: ${part('brand')}; ${part('campaign')}${retry}`;
 }
 
 const importHelp = `tcr import --account A [--dry-run] [--brands | --campaigns]: adopt what the registry already has
@@ -140,14 +126,6 @@ export const importCommand: CliCommand = defineCommand({
     return 0;
   },
 });
-
-/** One line of a sweep's progress. */
-export function sweepLine(s: SweepStatus): string {
-  const c = s.counts;
-  const where = s.state === 'done' ? `done ${s.finishedAt}` : `${s.cursor.kind} page ${s.cursor.page}`;
-  const retry = s.lastError ? ` (retrying a page: ${s.lastError})` : '';
-  return `${where}: ${c.records} records in ${c.pages} pages, ${c.changed} changed (woken), ${c.unchanged} unchanged, ${c.unowned} unowned, ${c.closed} closed${retry}`;
-}
 
 const sweepHelp = `tcr sweep --account A [--now | --pause | --resume]: the account's estate sweep
 

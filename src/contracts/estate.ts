@@ -204,3 +204,24 @@ export function adoptedReference(entity: {
     ? entity.referenceId
     : entity.registryId;
 }
+
+/** One line of an import's progress: `tcr import` prints it, the workflow shows it in the Web UI. */
+export function importLine(s: ImportStatus): string {
+  const part = (kind: EstateKind) => {
+    const c = s.counts[kind];
+    const total = s.totals[kind];
+    const done = s.dryRun ? `${c.wouldAdopt} to adopt` : `${c.adopted} adopted`;
+    return `${kind}s ${c.records}${total !== undefined ? `/${total}` : ''} read, ${done}, ${c.owned} already owned`;
+  };
+  const where = s.state === 'done' ? 'done' : `${s.cursor.kind} page ${s.cursor.page}`;
+  const retry = s.lastError ? ` (retrying a page: ${s.lastError})` : '';
+  return `${s.dryRun ? 'dry run: ' : ''}${where}: ${part('brand')}; ${part('campaign')}${retry}`;
+}
+
+/** One line of a sweep's progress: `tcr sweep` prints it, the workflow shows it in the Web UI. */
+export function sweepLine(s: SweepStatus): string {
+  const c = s.counts;
+  const where = s.state === 'done' ? `done ${s.finishedAt}` : `${s.cursor.kind} page ${s.cursor.page}`;
+  const retry = s.lastError ? ` (retrying a page: ${s.lastError})` : '';
+  return `${where}: ${c.records} records in ${c.pages} pages, ${c.changed} changed (woken), ${c.unchanged} unchanged, ${c.unowned} unowned, ${c.closed} closed${retry}`;
+}

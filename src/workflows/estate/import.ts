@@ -14,10 +14,10 @@ import { continueAsNew, proxyActivities, setCurrentDetails, setHandler } from '@
 import {
   type EstateActivities,
   type EstateImportInput,
-  type EstateKind,
   type ImportCounts,
   type ImportProgress,
   type ImportStatus,
+  importLine,
   importStatusQuery,
   UNOWNED_SAMPLE_LIMIT,
 } from '../../contracts/estate.js';
@@ -29,17 +29,7 @@ function emptyCounts(): ImportCounts {
 }
 
 function describe(status: ImportStatus): string {
-  const part = (kind: EstateKind) => {
-    const c = status.counts[kind];
-    const total = status.totals[kind];
-    const adopted = status.dryRun ? `${c.wouldAdopt} to adopt` : `${c.adopted} adopted`;
-    return `${kind}s ${c.records}${total !== undefined ? `/${total}` : ''} read, ${adopted}, ${c.owned} owned`;
-  };
-  const where =
-    status.state === 'done'
-      ? `done at ${status.finishedAt}`
-      : `${status.cursor.kind} page ${status.cursor.page}${status.lastError ? ` (retrying: ${status.lastError})` : ''}`;
-  return `${status.dryRun ? 'dry run of the ' : ''}import of ${status.account}: ${where}; ${part('brand')}; ${part('campaign')}`;
+  return `import of ${status.account}: ${importLine(status)}`;
 }
 
 export async function estateImportWorkflow(input: EstateImportInput): Promise<ImportStatus> {

@@ -18,6 +18,7 @@ import {
   type SweepCounts,
   type SweepProgress,
   type SweepStatus,
+  sweepLine,
   sweepStatusQuery,
   UNOWNED_SAMPLE_LIMIT,
 } from '../../contracts/estate.js';
@@ -29,12 +30,7 @@ function emptyCounts(): SweepCounts {
 }
 
 function describe(status: SweepStatus): string {
-  const c = status.counts;
-  const where =
-    status.state === 'done'
-      ? `done at ${status.finishedAt}`
-      : `${status.cursor.kind} page ${status.cursor.page}${status.lastError ? ` (retrying: ${status.lastError})` : ''}`;
-  return `sweep of ${status.account}: ${where}; ${c.records} records, ${c.changed} changed (signalled), ${c.unowned} unowned, ${c.closed} owned by closed workflows`;
+  return `sweep of ${status.account}: ${sweepLine(status)}`;
 }
 
 export async function estateSweepWorkflow(input: EstateSweepInput): Promise<SweepStatus> {
