@@ -65,3 +65,36 @@ const quietBundlerLogger = {
   warn: (message: string, meta?: Record<string, unknown>) => console.warn(message, meta ?? ''),
   error: (message: string, meta?: Record<string, unknown>) => console.error(message, meta ?? ''),
 };
+
+/**
+ * Awaits an update's answer on the time-skipping server, moving its clock meanwhile. The test server
+ * skips time while a test sleeps or awaits a workflow's result, never while it awaits an update's
+ * (temporalio/sdk-java#2283): an update sent just before a fixed `env.sleep`, whose answer needs
+ * activity retries or a timer after that sleep, then runs on the real clock, and a 1-minute backoff
+ * costs a real minute. Here the clock moves in steps of `stepMs` until the answer comes (never while
+ * the test goes on: no sleep is left running), and the wait fails, naming `what`, if it has not come
+ * within `within.ms` of workflow time.
+ */
+export async function answerWithin<T>(
+  env: TestWorkflowEnvironment,
+  answer: Promise<T>,
+  within: { ms: number; what: string },
+  stepMs = 15_000,
+): Promise<T> {
+  let settled = false;
+  answer.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  const start = await env.currentTimeMs();
+  while (!settled) {
+    if ((await env.currentTimeMs()) - start >= within.ms)
+      throw new Error(`${within.what}: no answer within ${within.ms / 1000} s of workflow time`);
+    await env.sleep(stepMs);
+  }
+  return answer;
+}

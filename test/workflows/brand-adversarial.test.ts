@@ -40,7 +40,7 @@ import {
   waitForStatus,
   withWorkers,
 } from '../fixtures/workflow-harness.js';
-import { timeSkippingEnv } from '../support/temporal-env.js';
+import { answerWithin, timeSkippingEnv } from '../support/temporal-env.js';
 
 /**
  * A time-skipping server per section (each describe calls this first): the Java test server's clock is
@@ -102,6 +102,10 @@ async function expectRunning(handle: WorkflowHandle): Promise<void> {
 
 /** Lets the activity retry window (~31 s) and one fault backoff pass in workflow time. */
 const pastRetryWindow = () => env.sleep('2 minutes');
+
+/** An operator's update answered within the activity retry window and one fault backoff (workflow time). */
+const answeredPastRetryWindow = <T>(update: Promise<T>, what: string) =>
+  answerWithin(env, update, { ms: 2 * 60_000, what });
 
 describe('registry faults at every call site of the brand loop', () => {
   ownTimeSkippingServer();
@@ -221,9 +225,7 @@ describe('registry faults at every call site of the brand loop', () => {
         for (const { method, run } of cases) {
           for (const cls of ['401', '500', 'configuration', '400'] as const) {
             fake.failAll(cls, [method]);
-            const pending = run();
-            await pastRetryWindow();
-            const outcome = await pending;
+            const outcome = await answeredPastRetryWindow(run(), `${method} ${cls}`);
             expect(outcome.outcome, `${method} ${cls}`).toBe(cls === '400' ? 'refused' : 'failed');
             expect(outcome.detail, `${method} ${cls}`).toMatch(words[cls]);
             // The operator has the registry's words in the outcome; the workflow stays where it was.
@@ -311,9 +313,10 @@ describe('an operator during a total outage', () => {
           await pastRetryWindow();
           await waitForStatus(handle, (s) => registryError(s) !== undefined);
           // The loop is backing off (1 min doubling): the operation must not wait for that.
-          const pending = correctBrand(env.client, reference, { patch: { companyName: 'Acme Widgets Inc' } });
-          await pastRetryWindow();
-          const outcome = await pending;
+          const outcome = await answeredPastRetryWindow(
+            correctBrand(env.client, reference, { patch: { companyName: 'Acme Widgets Inc' } }),
+            `correction during a total ${cls} outage`,
+          );
           expect(outcome, cls).toMatchObject({ outcome: 'failed', phase: 'needs-correction' });
           expect(outcome.detail, cls).toMatch(words[cls]);
           await expectRunning(handle);
