@@ -28,7 +28,7 @@ import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../..
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { runEntityLoop } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
-import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS } from '../entity/wait.js';
+import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, firstTailAttempt } from '../entity/wait.js';
 import { brandContext } from './context.js';
 import { setBrandHandlers } from './handlers.js';
 import { brandOperations } from './operations.js';
@@ -63,9 +63,13 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   // Adopted (tcr import): the registry's record as its list showed it decides the first phase, and the
   // first reconciliation reads nothing more (the record is that fresh); polls and events take over.
   const adopting = input.adopt !== undefined && !input.carried;
+  const pendingPoll = opts.pendingPoll ?? DEFAULT_PENDING_POLL;
   if (adopting) {
     audit('start', 'adopted', `${input.adopt!.brandId} (${input.adopt!.identityStatus}), nothing written`);
     applySnapshot(input.adopt!, 'start');
+    // How long it has waited is unknown: a pending brand polls from its schedule's tail (webhooks and the
+    // sweep see its changes first), so an import does not start thousands of minute-by-minute polls.
+    state.loop.pollAttempt = firstTailAttempt(pendingPoll) ?? 0;
   }
 
   try {
@@ -84,7 +88,7 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
       view: status,
       audit,
       polls: {
-        pending: opts.pendingPoll ?? DEFAULT_PENDING_POLL,
+        pending: pendingPoll,
         steadyMs: opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS,
       },
       execute: (op) => registry.at('operator', () => execute(op)),

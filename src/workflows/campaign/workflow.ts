@@ -32,7 +32,7 @@ import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../..
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { runEntityLoop } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
-import type { BackoffSchedule } from '../entity/wait.js';
+import { type BackoffSchedule, firstTailAttempt } from '../entity/wait.js';
 import { campaignApply } from './apply.js';
 import { campaignContext } from './context.js';
 import { setCampaignHandlers } from './handlers.js';
@@ -135,7 +135,12 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
       execute: (op) => registry.at('operator', () => executeTracked(op)),
       reconcile: (cause) =>
         adopting && cause === 'start'
-          ? registry.at('bulk', () => steps.reconcileAdopted())
+          ? registry.at('bulk', async () => {
+              await steps.reconcileAdopted();
+              // How long its share or DCA decision has waited is unknown: polls start in the schedule's
+              // tail (the webhook comes first), so an import does not start minute-by-minute polls.
+              state.loop.pollAttempt = firstTailAttempt(polls.pending) ?? 0;
+            })
           : registry.at(
               wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),
               () => reconcile(cause),

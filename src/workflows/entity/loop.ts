@@ -21,6 +21,7 @@ import type { GuardedRegistry } from './registry-call.js';
 import {
   type BackoffSchedule,
   backoffDelay,
+  inTail,
   jittered,
   POLL_JITTER,
   type WakeCause,
@@ -78,8 +79,12 @@ export function phasePollDelay<P extends string, K extends string>(
   spec: EntityLoopSpec<P, K>,
 ): number | undefined {
   switch (spec.table[spec.phase()].poll) {
-    case 'pending':
-      return jittered(backoffDelay(spec.polls.pending, spec.state.loop.pollAttempt), POLL_JITTER.pending);
+    case 'pending': {
+      const { pending } = spec.polls;
+      const attempt = spec.state.loop.pollAttempt;
+      const share = inTail(pending, attempt) ? POLL_JITTER.steady : POLL_JITTER.pending;
+      return jittered(backoffDelay(pending, attempt), share);
+    }
     case 'steady':
       return jittered(spec.polls.steadyMs, POLL_JITTER.steady);
     default:

@@ -34,7 +34,7 @@ import { emptyOperationQueue, OperationQueue, type OperationQueueState } from '.
 import type { PhaseTable } from '../entity/phases.js';
 import { emptyFaultState, type FaultState, GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs, wakePriority } from '../entity/stubs.js';
-import { type BackoffSchedule, DEFAULT_PENDING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
+import { type BackoffSchedule, GROWING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
 import { matchVet, progressFromRecord } from './derive.js';
 
 export type VetRequest =
@@ -213,7 +213,7 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
       state,
       dedupe,
       view,
-      polls: { pending: input.poll ?? DEFAULT_PENDING_POLL, steadyMs: HOUR_MS },
+      polls: { pending: input.poll ?? GROWING_POLL, steadyMs: HOUR_MS },
       execute: (op) =>
         registry.at('operator', async () => {
           await stop((op.request as { reason: string }).reason);

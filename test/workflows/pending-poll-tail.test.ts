@@ -1,0 +1,124 @@
+/**
+ * How long a pending registration polls on its own (time-skipping server, fake registry):
+ * - the schedule itself: 1 minute doubling to 1 hour, then, after a day of polls, every 2 days;
+ * - a brand waiting for its business contact polls hourly on its first day, then not for at least a
+ *   day and a half; a verification whose webhook was lost is still seen by the tail's next poll;
+ * - an adopted brand (tcr import) in a pending phase starts in the tail: no minute-by-minute polls.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandStatus, BrandWorkflowInput } from '../../src/contracts/brand.js';
+import { brandWorkflowId } from '../../src/contracts/ids.js';
+import {
+  backoffDelay,
+  DAY_MS,
+  DEFAULT_PENDING_POLL,
+  firstTailAttempt,
+  GROWING_POLL,
+  HOUR_MS,
+  inTail,
+  MINUTE_MS,
+} from '../../src/workflows/entity/wait.js';
+import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
+import {
+  publicProfitRegistration,
+  uniqueReference,
+  waitForStatus,
+  withWorkers,
+} from '../fixtures/workflow-harness.js';
+import { timeSkippingEnv } from '../support/temporal-env.js';
+
+describe('the pending poll schedule', () => {
+  it('grows from 1 minute to 1 hour, and polls every 2 days once its polls add up to a day', () => {
+    const delays = Array.from({ length: 40 }, (_, attempt) => backoffDelay(DEFAULT_PENDING_POLL, attempt));
+    expect(delays.slice(0, 8)).toEqual([1, 2, 4, 8, 16, 32, 60, 60].map((m) => m * MINUTE_MS));
+    const first = firstTailAttempt(DEFAULT_PENDING_POLL)!;
+    const before = delays.slice(0, first).reduce((a, b) => a + b, 0);
+    expect(before).toBeGreaterThanOrEqual(DAY_MS);
+    expect(before - delays[first - 1]!).toBeLessThan(DAY_MS);
+    expect(delays.slice(first)).toEqual(Array(40 - first).fill(2 * DAY_MS));
+    expect(inTail(DEFAULT_PENDING_POLL, first - 1)).toBe(false);
+    expect(inTail(DEFAULT_PENDING_POLL, first)).toBe(true);
+  });
+
+  it('a schedule without a tail (a vet, bounded by its 48 h deadline) stays at its longest delay', () => {
+    expect(firstTailAttempt(GROWING_POLL)).toBeUndefined();
+    expect(inTail(GROWING_POLL, 500)).toBe(false);
+    expect(backoffDelay(GROWING_POLL, 500)).toBe(HOUR_MS);
+  });
+});
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await timeSkippingEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** Hours from the test server's clock to the workflow's next poll. */
+async function hoursToNextPoll(status: BrandStatus): Promise<number> {
+  expect(status.waitingFor?.nextPollAt, 'the status shows the next poll').toEqual(expect.any(String));
+  return (Date.parse(status.waitingFor!.nextPollAt!) - (await env.currentTimeMs())) / HOUR_MS;
+}
+
+/** Waits until the loop waits again (its status shows what for) after the clock moved. */
+const idle = (handle: WorkflowHandle, phase: BrandStatus['phase']) =>
+  waitForStatus(handle, (s) => s.phase === phase && s.waitingFor?.nextPollAt !== undefined);
+
+describe('a brand waiting for its business contact', () => {
+  it('polls hourly on its first day, then every 2 days; a verification whose webhook was lost is seen by the next one', async () => {
+    const fake = new FakeRegistry();
+    await withWorkers(env, { reads: fake.readActivities(), writes: fake.writeActivities() }, async (w) => {
+      const { handle, status } = await w.orderBrand({
+        brand: publicProfitRegistration(),
+        until: (s) => s.phase === 'awaiting-contact-verification',
+      });
+      const brandId = status!.brandId!;
+      await env.sleep('6 hours');
+      const early = await idle(handle, 'awaiting-contact-verification');
+      expect(await hoursToNextPoll(early)).toBeLessThanOrEqual(1.1);
+      const readsOnDayOne = fake.callCount('getBrand');
+      expect(readsOnDayOne).toBeGreaterThanOrEqual(7); // 1, 2, 4, 8, 16, 32, 60 minutes
+
+      await env.sleep('24 hours');
+      const late = await idle(handle, 'awaiting-contact-verification');
+      // The tail's first poll came at about 24 h; the next is 2 days ± 20 % after it.
+      expect(await hoursToNextPoll(late)).toBeGreaterThan(24);
+      const readsAtDay = fake.callCount('getBrand');
+      await env.sleep('30 hours');
+      expect(fake.callCount('getBrand'), 'no poll between 30 h and 60 h').toBe(readsAtDay);
+
+      // Verified at the registry, its webhook lost: the tail's next poll (by about 82 h) sees it.
+      fake.verifyContact(brandId);
+      await env.sleep('25 hours');
+      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+      expect(ready.contactVerifiedAt).toEqual(expect.any(String));
+    });
+  });
+});
+
+describe('an adopted brand in a pending phase', () => {
+  it('starts in the tail: its first poll comes days later, not after a minute', async () => {
+    const fake = new FakeRegistry();
+    await withWorkers(env, { reads: fake.readActivities(), writes: fake.writeActivities() }, async (w) => {
+      // A brand the registry has (made outside the product), its contact not verified.
+      const existing = await fake.writeActivities().registerBrand({
+        account: w.account,
+        registration: { ...publicProfitRegistration(), referenceId: uniqueReference('adopt') },
+      });
+      const reference = existing.referenceId!;
+      const handle = await env.client.workflow.start('brandWorkflow', {
+        workflowId: brandWorkflowId(reference),
+        taskQueue: w.taskQueue,
+        args: [{ reference, account: w.account, adopt: existing } satisfies BrandWorkflowInput],
+      });
+      w.track(handle);
+      const adopted = await idle(handle, 'awaiting-contact-verification');
+      expect(await hoursToNextPoll(adopted)).toBeGreaterThan(1.6 * 24 - 1);
+      await env.sleep('12 hours');
+      expect(fake.callCount('getBrand'), 'no read in its first 12 hours').toBe(0);
+    });
+  });
+});
