@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createIngressClient, parseIngressConfig, startIngress } from '../ingress/index.js';
+import { startTracing } from '../observability/tracing.js';
 import { exitWhenDone } from '../workers/process-signals.js';
 import { untilSignal } from './shutdown.js';
 
@@ -38,6 +39,8 @@ export async function runIngress(argv: string[]): Promise<number> {
   if (values.path !== undefined) env.TCR_INGRESS_PATH = values.path;
   if (values['webhook-url'] !== undefined) env.TCR_WEBHOOK_URL = values['webhook-url'];
   const config = parseIngressConfig(env);
+  // Before the client: its interceptor and the webhook spans find the provider this registers.
+  const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
   const client = createIngressClient(config);
   const ingress = await startIngress({ config, client });
   const internal = ingress.internalUrl ? ` (health and metrics ${ingress.internalUrl})` : '';
@@ -45,6 +48,7 @@ export async function runIngress(argv: string[]): Promise<number> {
   const code = await untilSignal(async () => {
     await ingress.close();
     await client.connection.close();
+    await tracing?.shutdown().catch(() => undefined); // traces are best effort; the ingress's work is done
   });
   // A Temporal connection attempt still under way (an unreachable server) would hold the process
   // until the attempt's 30 s timeout: end it once stopped (src/workers/process-signals.ts).

@@ -6,6 +6,7 @@
 import { dataConverter } from '../codec/data-converter.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
+import { startTracing } from '../observability/tracing.js';
 import { exitWhenDone, stopOnSignals } from '../workers/process-signals.js';
 import { runWorkersUntilStopped } from '../workers/run-workers.js';
 
@@ -34,6 +35,8 @@ Configuration comes from the environment (docs/operations.md has the tables); fl
   Estate sweep: the workers create or update each account's Schedule sweep/{account} as they start:
     TCR_SWEEP_EVERY (default 1h; off leaves the Schedules alone), TCR_SWEEP_READ_SHARE (default 0.1
     of the account's read budget), TCR_SWEEP_RECORDS_PER_PAGE (default 500).
+  Traces: OTEL_EXPORTER_OTLP_ENDPOINT (an OTLP/HTTP collector; /v1/traces is added) or
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; unset, no traces. OTEL_SERVICE_NAME (default tcr-worker).
 
 SIGINT (Ctrl-C) or SIGTERM stops it gracefully (running tasks finish; a stop while starting gives
 up the start); a second signal exits at once. Exit codes: 0 stopped by a signal; 1 the workers could
@@ -89,15 +92,21 @@ export const workerCommand: CliCommand = defineCommand({
     if (runtime.prometheusBindAddress)
       ctx.io.err(`worker metrics http://${runtime.prometheusBindAddress}/metrics`);
     ctx.io.err(`tcr worker starting ${JSON.stringify(describeWorkerConfig(config))}`);
+    const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
     try {
       await runWorkersUntilStopped(config, {
         stop,
         log: (line) => ctx.io.err(line),
         dataConverter: converter,
+        ...(tracing ? { tracing } : {}),
       });
     } catch (error) {
       if (ownsProcess) exitWhenDone(ExitCode.failure);
       throw new CliError(messageOf(error));
+    } finally {
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => ctx.io.err(`tcr worker: traces not flushed: ${messageOf(error)}`));
     }
     if (ownsProcess) exitWhenDone(ExitCode.ok);
     return ExitCode.ok;

@@ -205,6 +205,7 @@ export function registryClientOptions(
   overrides: Partial<RegistryClientOptions> = {},
 ): RegistryClientOptions {
   return {
+    account: account.name,
     environment: account.environment,
     baseUrl: account.baseUrl,
     apiKey: account.apiKey,

@@ -13,6 +13,7 @@ import {
   type TemporalConnectionConfig,
   type TemporalOverrides,
 } from './temporal-connection.js';
+import { describeTracing, loadTracingConfig, type TracingConfig } from './tracing-config.js';
 
 export {
   type CspAccountConfig,
@@ -37,6 +38,8 @@ export interface WorkerConfig {
    * e.g. in tests): no Schedule is touched.
    */
   sweep?: SweepConfig;
+  /** Traces (OTEL_EXPORTER_OTLP_*: src/config/tracing-config.ts); undefined: off. */
+  tracing?: TracingConfig;
 }
 
 export class ConfigError extends Error {
@@ -59,11 +62,13 @@ export function loadWorkerConfig(env: Env = process.env, overrides: TemporalOver
       problems.push('TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2');
   }
   const sweep = loadSweepConfig(env, problems);
+  const tracing = loadTracingConfig(env, problems, 'tcr-worker');
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     temporal,
     accounts,
     sweep,
+    ...(tracing ? { tracing } : {}),
     ...(maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {}),
   };
 }
@@ -74,6 +79,7 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
     temporal: describeTemporalConnection(config.temporal),
     accounts: config.accounts.map(describeAccount),
     ...(config.sweep ? { sweep: config.sweep } : {}),
+    tracing: describeTracing(config.tracing),
     ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
   };
 }

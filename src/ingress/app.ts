@@ -5,6 +5,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SpanKind, trace } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import Fastify, {
   type FastifyInstance,
@@ -78,6 +79,9 @@ export interface IngressApp {
   /** From now on deliveries are answered like a failed hand-off: the ingress is closing. */
   beginClosing(): void;
 }
+
+/** The ingress's spans (a no-op unless tracing is on: src/observability/tracing.ts). */
+const tracer = trace.getTracer('tcr-ingress');
 
 export function buildIngressApp(options: IngressAppOptions): IngressApp {
   const { config, client, logger, metrics } = options;
@@ -193,6 +197,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     clientAddress: string,
   ) => {
     metrics.eventRejected(reason);
+    trace.getActiveSpan()?.setAttributes({ 'tcr.ingress.outcome': 'rejected', 'tcr.ingress.reason': reason });
     logger.warn(
       { outcome: 'rejected', reason, status, ip: clientAddress, reqId: request.id },
       'webhook rejected',
@@ -217,107 +222,124 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
         return reject(request, reply, 415, 'unsupported_media_type', clientAddress);
       }
     },
-    handler: async (request, reply) => {
-      const started = performance.now();
-      // Needed only to log a rejection (onRequest already applied the allow-list).
-      const clientAddress = () =>
-        policy.clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for']);
-      const signature = request.headers[SIGNATURE_HEADER];
-      if (typeof signature !== 'string' || signature.trim() === '') {
-        return reject(request, reply, 401, 'signature_missing', clientAddress());
-      }
-      // The digest's shape is checked before the body costs a parse.
-      if (decodeDigest(signature) === undefined) {
-        return reject(request, reply, 401, 'signature_malformed', clientAddress());
-      }
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      let parsed: unknown;
-      let canonical: string;
-      try {
-        parsed = JSON.parse(raw.toString('utf8'));
-        canonical = canonicalJson(parsed);
-      } catch {
-        return reject(request, reply, 400, 'not_json', clientAddress());
-      }
-      if (!signatureMatches(signature, config.secrets, config.webhookUrl, canonical)) {
-        const from = clientAddress();
-        if (policy.allowListOn) signatureFailedFromAllowed(from);
-        return reject(request, reply, 401, 'signature_invalid', from);
-      }
-      metrics.eventVerified();
-      const deliveryId = deliveryIdOf(canonical);
-
-      const checked = RegistryEventSchema.safeParse(parsed);
-      if (!checked.success) {
-        // Signed by the registry but not an event we understand: acknowledge so the account's queue
-        // moves on, and record it.
-        metrics.eventRejected('invalid_event');
-        logger.warn(
-          {
-            outcome: 'invalid',
-            deliveryId,
-            issues: checked.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`),
-          },
-          'verified webhook is not a valid event; acknowledged and recorded',
-        );
-        return reply.code(200).send({ outcome: 'invalid', deliveryId } satisfies IngressAck);
-      }
-      // The object that was verified, not a re-parse or a copy.
-      const event = parsed as RegistryEvent;
-      const logFields = {
-        eventType: event.eventType,
-        deliveryId,
-        brandId: event.brandId,
-        brandReferenceId: event.brandReferenceId,
-        campaignId: event.campaignId,
-        campaignReferenceId: event.campaignReferenceId,
-      };
-
-      if (recent.has(deliveryId)) {
-        metrics.eventDuplicate();
-        logger.info({ ...logFields, outcome: 'duplicate' }, 'duplicate webhook acknowledged');
-        return reply.code(200).send({ outcome: 'duplicate', deliveryId } satisfies IngressAck);
-      }
-
-      const delivery: RegistryEventDelivery = { event, receivedAt: new Date().toISOString(), deliveryId };
-      let outcome: RouteOutcome;
-      try {
-        outcome = await handOff(delivery);
-      } catch (error) {
-        metrics.handoffFailed();
-        logger.error(
-          {
-            ...logFields,
-            outcome: 'handoff_failed',
-            ms: Math.round(performance.now() - started),
-            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-          },
-          config.handoffFailure === '503'
-            ? 'hand-off to Temporal failed; answering 503 so the registry retries'
-            : 'hand-off to Temporal failed; closing the connection so the registry retries without expiry',
-        );
-        return answerHandoffFailure(reply, { error: 'hand-off failed', deliveryId });
-      }
-      const seconds = (performance.now() - started) / 1000;
-      metrics.handoffLatency(seconds);
-      recent.add(deliveryId);
-      const ack: IngressAck = { outcome: outcome.action, deliveryId };
-      if (outcome.action === 'ignored') {
-        metrics.eventIgnored();
-      } else {
-        ack.workflowId = outcome.workflowId;
-        if (outcome.action === 'signalled') metrics.eventRouted(outcome.kind, outcome.via);
-        else metrics.eventParked(outcome.kind, outcome.via);
-      }
-      // Answer first, then log: the registry's queue for this account waits on our answer, not on the log line.
-      reply.code(200).send(ack);
-      logger.info(
-        { ...logFields, outcome: outcome.action, workflowId: ack.workflowId, ms: Math.round(seconds * 1000) },
-        'webhook handed off',
-      );
-      return reply;
-    },
+    // One span per delivery that reaches the handler (tracing on): the hand-off's signal is its child,
+    // and so, through the workflow it wakes, the registry read it causes (src/observability/tracing.ts).
+    handler: (request, reply) =>
+      tracer.startActiveSpan('ingress webhook', { kind: SpanKind.SERVER }, async (span) => {
+        try {
+          return await handleWebhook(request, reply);
+        } finally {
+          span.setAttribute('http.response.status_code', reply.raw.headersSent ? reply.statusCode : 0);
+          span.end();
+        }
+      }),
   });
+
+  async function handleWebhook(request: FastifyRequest, reply: FastifyReply) {
+    const started = performance.now();
+    // Needed only to log a rejection (onRequest already applied the allow-list).
+    const clientAddress = () =>
+      policy.clientAddress(request.socket.remoteAddress ?? '', request.headers['x-forwarded-for']);
+    const signature = request.headers[SIGNATURE_HEADER];
+    if (typeof signature !== 'string' || signature.trim() === '') {
+      return reject(request, reply, 401, 'signature_missing', clientAddress());
+    }
+    // The digest's shape is checked before the body costs a parse.
+    if (decodeDigest(signature) === undefined) {
+      return reject(request, reply, 401, 'signature_malformed', clientAddress());
+    }
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    let parsed: unknown;
+    let canonical: string;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+      canonical = canonicalJson(parsed);
+    } catch {
+      return reject(request, reply, 400, 'not_json', clientAddress());
+    }
+    if (!signatureMatches(signature, config.secrets, config.webhookUrl, canonical)) {
+      const from = clientAddress();
+      if (policy.allowListOn) signatureFailedFromAllowed(from);
+      return reject(request, reply, 401, 'signature_invalid', from);
+    }
+    metrics.eventVerified();
+    const deliveryId = deliveryIdOf(canonical);
+
+    const checked = RegistryEventSchema.safeParse(parsed);
+    if (!checked.success) {
+      // Signed by the registry but not an event we understand: acknowledge so the account's queue
+      // moves on, and record it.
+      metrics.eventRejected('invalid_event');
+      logger.warn(
+        {
+          outcome: 'invalid',
+          deliveryId,
+          issues: checked.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`),
+        },
+        'verified webhook is not a valid event; acknowledged and recorded',
+      );
+      return reply.code(200).send({ outcome: 'invalid', deliveryId } satisfies IngressAck);
+    }
+    // The object that was verified, not a re-parse or a copy.
+    const event = parsed as RegistryEvent;
+    trace
+      .getActiveSpan()
+      ?.setAttributes({ 'tcr.event.type': event.eventType, 'tcr.delivery.id': deliveryId });
+    const logFields = {
+      eventType: event.eventType,
+      deliveryId,
+      brandId: event.brandId,
+      brandReferenceId: event.brandReferenceId,
+      campaignId: event.campaignId,
+      campaignReferenceId: event.campaignReferenceId,
+    };
+
+    if (recent.has(deliveryId)) {
+      metrics.eventDuplicate();
+      logger.info({ ...logFields, outcome: 'duplicate' }, 'duplicate webhook acknowledged');
+      return reply.code(200).send({ outcome: 'duplicate', deliveryId } satisfies IngressAck);
+    }
+
+    const delivery: RegistryEventDelivery = { event, receivedAt: new Date().toISOString(), deliveryId };
+    let outcome: RouteOutcome;
+    try {
+      outcome = await handOff(delivery);
+    } catch (error) {
+      metrics.handoffFailed();
+      trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', 'handoff_failed');
+      logger.error(
+        {
+          ...logFields,
+          outcome: 'handoff_failed',
+          ms: Math.round(performance.now() - started),
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        },
+        config.handoffFailure === '503'
+          ? 'hand-off to Temporal failed; answering 503 so the registry retries'
+          : 'hand-off to Temporal failed; closing the connection so the registry retries without expiry',
+      );
+      return answerHandoffFailure(reply, { error: 'hand-off failed', deliveryId });
+    }
+    const seconds = (performance.now() - started) / 1000;
+    metrics.handoffLatency(seconds);
+    recent.add(deliveryId);
+    const ack: IngressAck = { outcome: outcome.action, deliveryId };
+    trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', outcome.action);
+    if (outcome.action === 'ignored') {
+      metrics.eventIgnored();
+    } else {
+      ack.workflowId = outcome.workflowId;
+      if (outcome.action === 'signalled') metrics.eventRouted(outcome.kind, outcome.via);
+      else metrics.eventParked(outcome.kind, outcome.via);
+    }
+    // Answer first, then log: the registry's queue for this account waits on our answer, not on the log line.
+    reply.code(200).send(ack);
+    logger.info(
+      { ...logFields, outcome: outcome.action, workflowId: ack.workflowId, ms: Math.round(seconds * 1000) },
+      'webhook handed off',
+    );
+    return reply;
+  }
 
   /** One hand-off per delivery id at a time (concurrent exact duplicates share it), under a deadline. */
   function handOff(delivery: RegistryEventDelivery): Promise<RouteOutcome> {

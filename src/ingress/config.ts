@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
+import { loadTracingConfig, type TracingConfig } from '../config/tracing-config.js';
 import { MIN_SECRET_BYTES, readWebhookSecretsFile } from '../config/webhook-secrets.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { isLoopbackHost, parseCidrList } from './source-addresses.js';
@@ -54,6 +55,8 @@ export interface IngressConfig {
   /** The whole Temporal connection as envconfig reads it (API key and TLS files included; never logged). */
   temporal: TemporalConnectionConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Traces (OTEL_EXPORTER_OTLP_*: src/config/tracing-config.ts); undefined: off. */
+  tracing?: TracingConfig;
 }
 
 export type InternalListen = { mode: 'listener'; host: string; port: number } | { mode: 'public' | 'off' };
@@ -232,6 +235,12 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     });
   }
   edgeProblems.push(...checkInlineSecrets(e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_URL));
+  const tracingProblems: string[] = [];
+  const tracing = loadTracingConfig(env, tracingProblems, 'tcr-ingress');
+  for (const problem of tracingProblems) {
+    const [variable, ...message] = problem.split(': ');
+    edgeProblems.push({ variable: variable!, message: message.join(': ') });
+  }
   if (edgeProblems.length > 0) throw new IngressConfigError(edgeProblems);
   const { temporal, secrets } = temporalAndSecrets(env, e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_SECRETS_FILE);
   return {
@@ -258,6 +267,7 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     temporalNamespace: temporal.namespace,
     temporal,
     logLevel: e.TCR_INGRESS_LOG_LEVEL,
+    ...(tracing ? { tracing } : {}),
   };
 }
 

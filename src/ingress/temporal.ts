@@ -1,5 +1,6 @@
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { IngressConfig } from './config.js';
@@ -14,7 +15,7 @@ import { IngressConnection } from './native-connection.js';
  */
 export function createIngressClient(
   config: Pick<IngressConfig, 'temporalAddress' | 'temporalNamespace'> &
-    Partial<Pick<IngressConfig, 'temporal'>>,
+    Partial<Pick<IngressConfig, 'temporal' | 'tracing'>>,
   /** Payload encryption (src/codec); default `dataConverter()`, keyed by TCR_PAYLOAD_KEYS_FILE. */
   dataConverter: DataConverter = productDataConverter(),
 ): Client {
@@ -25,5 +26,7 @@ export function createIngressClient(
     connection: new IngressConnection(options),
     namespace: config.temporalNamespace,
     dataConverter,
+    // With tracing on, each signal carries the webhook span's context to the workflow.
+    ...(config.tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
 }

@@ -9,54 +9,9 @@
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { MetricCounter, MetricMeter } from '@temporalio/common';
+import { registryEndpointTemplate } from '../common/registry-endpoint.js';
 
-/** The literal path words of the registry API (spec and src/registry/client.ts). */
-const PATH_WORDS = new Set([
-  'altBusinessIdType',
-  'appeal',
-  'assetAppealCategory',
-  'brand',
-  'brandAppealCategory',
-  'brandIdentityStatus',
-  'brandRelationship',
-  'campaign',
-  'campaignBuilder',
-  'campaignStatus',
-  'cnp',
-  'dca',
-  'entityType',
-  'enum',
-  'extVettingProvider',
-  'externalVetting',
-  'mno',
-  'nonBlocking',
-  'optionalAttributeNames',
-  'revet',
-  'sharing',
-  'subscription',
-  'usState',
-  'usecase',
-  'vertical',
-  'vettingClass',
-  'vettingStatus',
-  'webhook',
-]);
-
-/**
- * `GET`, `/base/v2/brand/B1X2?x=1` → `/brand/{id}`; undefined for a path that is not a registry
- * API path (no `/v2/`).
- */
-export function registryEndpointTemplate(path: string): string | undefined {
-  const bare = path.split('?')[0] ?? '';
-  const at = bare.indexOf('/v2/');
-  if (at < 0) return undefined;
-  const segments = bare
-    .slice(at + 3)
-    .split('/')
-    .filter((s) => s.length > 0)
-    .map((s) => (PATH_WORDS.has(s) ? s : '{id}'));
-  return `/${segments.join('/')}`;
-}
+export { registryEndpointTemplate };
 
 export type RegistryAnswerClass =
   | 'ok'

@@ -28,6 +28,8 @@ export interface RegistryClientOptions {
   baseUrl: string;
   apiKey: string;
   apiSecret: string;
+  /** The account's name: on the spans of its calls (tracing), never used to authenticate. */
+  account?: string;
   /** Per-request timeout (headers and body), default 30 000 ms. */
   timeoutMs?: number;
   /** Client-side limits for this account; default the spec's 20 GET/s and 20 writes/10 s. `false` = off. */
@@ -93,6 +95,7 @@ export class RegistryClientCore {
         bodyTimeout: this.timeoutMs,
       });
     this.#http = new RegistryTransport({
+      account: options.account,
       origin: checkedUrl.origin,
       basePath: checkedUrl.basePath,
       authorization: `Basic ${Buffer.from(`${options.apiKey}:${options.apiSecret}`).toString('base64')}`,

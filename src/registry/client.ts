@@ -236,6 +236,7 @@ const clients = new Map<string, RegistryClient>();
 function clientKey(config: RegistryAccountConfig): string {
   const secretHash = createHash('sha256').update(`${config.apiKey}\u0000${config.apiSecret}`).digest('hex');
   return JSON.stringify([
+    config.account ?? null,
     config.environment,
     config.baseUrl,
     secretHash,

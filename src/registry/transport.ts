@@ -4,8 +4,10 @@
  * typed error of ./errors.ts (retryable or not, may it have committed or not). 429 answers are waited
  * out and retried here. ./client.ts builds the endpoint calls on it.
  */
+import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
+import { registryEndpointTemplate } from '../common/registry-endpoint.js';
 import {
   type FieldIssue,
   type HttpMethod,
@@ -24,6 +26,14 @@ import {
 } from './errors.js';
 import { type AccountRateLimiter, currentWritePermits } from './rate-limiter.js';
 import { RegistryErrorEntrySchema } from './schemas.js';
+
+/**
+ * Spans of registry calls (src/observability/tracing.ts): one per HTTP request, a 429's retry
+ * included, a child of the activity that made it. Its attributes are the account, the method, the
+ * endpoint template (`/campaign/{id}/sharing`: no id, no query), the status and the failure class;
+ * never a body, a header or a credential. A no-op unless tracing is on.
+ */
+const tracer = trace.getTracer('tcr-registry');
 
 export interface SendOptions<S extends z.ZodType | undefined> {
   query?: Record<string, string | number | boolean | undefined> | undefined;
@@ -101,6 +111,8 @@ export function zodIssues(error: z.ZodError): FieldIssue[] {
 
 /** Where and how the transport sends. The authorization header never leaves this object. */
 export interface RegistryTransportOptions {
+  /** The account's name, on the spans of its calls (never its credentials). */
+  account?: string | undefined;
   /** Scheme, host and port. */
   origin: string;
   /** The path before `/v2` ('' for none). */
@@ -113,6 +125,7 @@ export interface RegistryTransportOptions {
 }
 
 export class RegistryTransport {
+  readonly #account: string | undefined;
   readonly #origin: string;
   readonly #basePath: string;
   readonly #authorization: string;
@@ -122,6 +135,7 @@ export class RegistryTransport {
   readonly #maxRateLimitRetries: number;
 
   constructor(options: RegistryTransportOptions) {
+    this.#account = options.account;
     this.#origin = options.origin;
     this.#basePath = options.basePath;
     this.#authorization = options.authorization;
@@ -174,6 +188,7 @@ export class RegistryTransport {
       }
       const timeout = AbortSignal.timeout(this.#timeoutMs);
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+      const span = this.#startSpan(method, fullPath, attempt);
       let status: number;
       let headers: Record<string, string | string[] | undefined>;
       let text: string;
@@ -195,10 +210,13 @@ export class RegistryTransport {
         headers = response.headers;
         text = await response.body.text();
       } catch (err) {
-        throw this.#transportError(err, context, write, safeToRepeat, options.signal, timeout);
+        const error = this.#transportError(err, context, write, safeToRepeat, options.signal, timeout);
+        endSpan(span, undefined, error.name);
+        throw error;
       } finally {
         release();
       }
+      endSpan(span, status, status >= 400 ? `http ${status}` : undefined);
 
       if (status >= 200 && status < 300) {
         options.onHeaders?.(headers);
@@ -228,6 +246,19 @@ export class RegistryTransport {
       }
       throw this.#statusError(status, text, context, write, safeToRepeat);
     }
+  }
+
+  #startSpan(method: HttpMethod, fullPath: string, attempt: number): Span {
+    const endpoint = registryEndpointTemplate(fullPath) ?? '(not a registry path)';
+    return tracer.startSpan(`registry ${method} ${endpoint}`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'tcr.account': this.#account ?? '(unnamed)',
+        'http.request.method': method,
+        'tcr.registry.endpoint': endpoint,
+        ...(attempt > 0 ? { 'tcr.registry.rate_limit_retry': attempt } : {}),
+      },
+    });
   }
 
   #statusError(
@@ -276,4 +307,14 @@ export class RegistryTransport {
       mayHaveCommitted: write && !notSent,
     });
   }
+}
+
+/** Ends a registry call's span with its status code, or the failure that left it without one. */
+function endSpan(span: Span, status: number | undefined, error: string | undefined): void {
+  if (status !== undefined) span.setAttribute('http.response.status_code', status);
+  if (error) {
+    span.setAttribute('error.type', error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+  }
+  span.end();
 }

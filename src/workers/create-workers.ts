@@ -51,9 +51,11 @@ import {
   WORKFLOW_TASK_QUEUE,
 } from '../contracts/task-queues.js';
 import { WRITE_BUDGET_TASK_QUEUE } from '../contracts/write-budget.js';
+import type { Tracing } from '../observability/tracing.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 import { ensureSweepSchedule } from './sweep-schedule.js';
+import { workerTracingOptions } from './tracing-options.js';
 
 /**
  * On shutdown, a registry call in flight gets this long to finish before its activity is cancelled:
@@ -98,6 +100,12 @@ export interface CreateWorkersOptions {
    * released and the promise rejects with WorkersStartAborted.
    */
   signal?: AbortSignal;
+  /**
+   * Traces (src/observability/tracing.ts): every worker gets Temporal's OpenTelemetry interceptors and
+   * the workflow-span sink. A prebuilt `workflowBundle` must then include `tracingWorkflowModules`
+   * (src/workers/tracing-options.ts). Default: off.
+   */
+  tracing?: Tracing;
   /** Override activities per account (tests); default the real registry activities. */
   activitiesFor?: (account: CspAccountConfig) => {
     reads: RegistryReadActivities & Partial<CampaignReadActivities> & Partial<EstateActivities>;
@@ -241,11 +249,24 @@ export async function createWorkers(
     await checkSearchAttributes(connection, namespace);
     stopIfAborted();
     const dataConverter = options.dataConverter ?? productDataConverter();
+    const traced = options.tracing ? workerTracingOptions(options.tracing) : undefined;
     const create = async (
       workerOptions: Omit<WorkerOptions, 'connection' | 'namespace' | 'dataConverter'>,
     ) => {
+      const tracingOptions: Partial<WorkerOptions> = traced
+        ? {
+            sinks: traced.sinks,
+            interceptors: {
+              ...traced.interceptors,
+              // A prebuilt bundle already holds them (and the SDK would warn that it ignores them).
+              ...(workerOptions.workflowBundle ? { workflowModules: [] } : {}),
+            },
+          }
+        : {};
       try {
-        workers.push(await Worker.create({ connection, namespace, dataConverter, ...workerOptions }));
+        workers.push(
+          await Worker.create({ connection, namespace, dataConverter, ...tracingOptions, ...workerOptions }),
+        );
       } catch (error) {
         throw new Error(
           `cannot create the worker for task queue ${workerOptions.taskQueue} (namespace '${namespace}' at ${address}): ${messageOf(error)}`,

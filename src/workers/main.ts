@@ -10,6 +10,7 @@ import { dataConverter } from '../codec/data-converter.js';
 import { keyringFromEnv } from '../codec/key-file.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
+import { startTracing } from '../observability/tracing.js';
 import { exitWhenDone, stopOnSignals } from './process-signals.js';
 import { runWorkersUntilStopped } from './run-workers.js';
 
@@ -40,12 +41,22 @@ async function main(): Promise<number> {
       ? `tcr worker: payloads encrypted (current key ${keys.currentId}; keys ${keys.ids().join(', ')})`
       : 'tcr worker: WARNING payloads are NOT encrypted (set TCR_PAYLOAD_KEYS_FILE; docs/operations.md, Data protection)',
   );
+  const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
   try {
-    await runWorkersUntilStopped(config, { stop, log, dataConverter: converter });
+    await runWorkersUntilStopped(config, {
+      stop,
+      log,
+      dataConverter: converter,
+      ...(tracing ? { tracing } : {}),
+    });
     return 0;
   } catch (error) {
     log(`tcr worker: ${messageOf(error)}`);
     return 1;
+  } finally {
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => log(`tcr worker: traces not flushed: ${messageOf(error)}`));
   }
 }
 

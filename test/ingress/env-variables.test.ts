@@ -159,6 +159,21 @@ const cases: Record<
     is: true,
   },
   TCR_INGRESS_LOG_LEVEL: { env: { TCR_INGRESS_LOG_LEVEL: 'warn' }, expected: (c) => c.logLevel, is: 'warn' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
+    expected: (c) => c.tracing,
+    is: { tracesUrl: 'http://127.0.0.1:4318/v1/traces', serviceName: 'tcr-ingress' },
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel.example/v1/traces' },
+    expected: (c) => c.tracing?.tracesUrl,
+    is: 'https://otel.example/v1/traces',
+  },
+  OTEL_SERVICE_NAME: {
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SERVICE_NAME: 'tcr-ingress-eu' },
+    expected: (c) => c.tracing?.serviceName,
+    is: 'tcr-ingress-eu',
+  },
 };
 
 describe("the ingress's configuration variables (docs/ingress.md)", () => {

@@ -47,11 +47,21 @@ const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
  * bundle carries the product's failure converter (src/codec), as the worker's own bundle does, so
  * failure messages a workflow writes are encoded (and encrypted where a test's worker has keys).
  */
-export function workflowBundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  let bundle = bundles.get(workflowsPath);
+export function workflowBundle(
+  workflowsPath: string,
+  /** Workflow interceptor modules to bundle with it (tracing: src/workers/tracing-options.ts). */
+  workflowInterceptorModules: readonly string[] = [],
+): Promise<WorkflowBundleWithSourceMap> {
+  const key = [workflowsPath, ...workflowInterceptorModules].join('\n');
+  let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: quietBundlerLogger });
-    bundles.set(workflowsPath, bundle);
+    bundle = bundleWorkflowCode({
+      workflowsPath,
+      failureConverterPath,
+      workflowInterceptorModules: [...workflowInterceptorModules],
+      logger: quietBundlerLogger,
+    });
+    bundles.set(key, bundle);
   }
   return bundle;
 }

@@ -6,8 +6,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Resource } from '@opentelemetry/resources';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { tracingWorkflowModules } from '../../src/workers/tracing-options.js';
 import { workflowsPath } from '../fixtures/workflow-harness.js';
 import { workflowBundle } from '../support/temporal-env.js';
 
@@ -26,6 +30,28 @@ describe('replay of recorded brand, vet and campaign histories', () => {
     };
     await Worker.runReplayHistory(
       { workflowBundle: await workflowBundle(workflowsPath) },
+      history,
+      workflowId,
+    );
+  });
+});
+
+/**
+ * Tracing turned on for workflows that ran without it: the same histories replay with the tracing
+ * interceptors bundled (src/workers/tracing-options.ts). They only choose span parents; this guards
+ * that they add no command and no await that would move one.
+ */
+describe('replay with tracing turned on', () => {
+  it.each(files)('%s replays with the tracing interceptors', async (file) => {
+    const { workflowId, history } = JSON.parse(readFileSync(`${dir}${file}`, 'utf8')) as {
+      workflowId: string;
+      history: unknown;
+    };
+    await Worker.runReplayHistory(
+      {
+        workflowBundle: await workflowBundle(workflowsPath, tracingWorkflowModules),
+        sinks: { exporter: makeWorkflowExporter(new NoopSpanProcessor(), new Resource({})) },
+      },
       history,
       workflowId,
     );
