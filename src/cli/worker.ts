@@ -7,6 +7,7 @@ import { dataConverter } from '../codec/data-converter.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { startTracing } from '../observability/tracing.js';
+import { needsActionGaugesForProcess } from '../workers/needs-action-gauges.js';
 import { exitWhenDone, stopOnSignals } from '../workers/process-signals.js';
 import { runWorkersUntilStopped } from '../workers/run-workers.js';
 
@@ -93,12 +94,17 @@ export const workerCommand: CliCommand = defineCommand({
       ctx.io.err(`worker metrics http://${runtime.prometheusBindAddress}/metrics`);
     ctx.io.err(`tcr worker starting ${JSON.stringify(describeWorkerConfig(config))}`);
     const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
+    const needsActionGauges = needsActionGaugesForProcess(
+      runtime.prometheusBindAddress !== undefined,
+      (line) => ctx.io.err(line),
+    );
     try {
       await runWorkersUntilStopped(config, {
         stop,
         log: (line) => ctx.io.err(line),
         dataConverter: converter,
         ...(tracing ? { tracing } : {}),
+        ...(needsActionGauges ? { needsActionGauges } : {}),
       });
     } catch (error) {
       if (ownsProcess) exitWhenDone(ExitCode.failure);

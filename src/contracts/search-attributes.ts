@@ -19,6 +19,15 @@ export const NeedsActionKey = defineSearchAttributeKey('TcrNeedsAction', SearchA
  */
 export const FingerprintKey = defineSearchAttributeKey('TcrFingerprint', SearchAttributeType.KEYWORD);
 
+/**
+ * When the oldest of the entity's open needs-action entries was raised (absent when it has none): the
+ * workers count needs-action by age from it (tcr_needs_action_oldest_seconds, src/workers/needs-action-gauges.ts).
+ */
+export const NeedsActionSinceKey = defineSearchAttributeKey(
+  'TcrNeedsActionSince',
+  SearchAttributeType.DATETIME,
+);
+
 export const allSearchAttributeKeys = [
   BrandIdKey,
   CampaignIdKey,
@@ -27,4 +36,5 @@ export const allSearchAttributeKeys = [
   AccountKey,
   NeedsActionKey,
   FingerprintKey,
+  NeedsActionSinceKey,
 ] as const;

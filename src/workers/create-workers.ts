@@ -20,7 +20,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, MetricMeter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   createCampaignReadActivities,
@@ -54,6 +54,7 @@ import { WRITE_BUDGET_TASK_QUEUE } from '../contracts/write-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
+import { startNeedsActionGauges } from './needs-action-gauges.js';
 import { ensureSweepSchedule } from './sweep-schedule.js';
 import { workerTracingOptions } from './tracing-options.js';
 
@@ -106,6 +107,15 @@ export interface CreateWorkersOptions {
    * (src/workers/tracing-options.ts). Default: off.
    */
   tracing?: Tracing;
+  /**
+   * Needs-action gauges per account (src/workers/needs-action-gauges.ts) on `meter`, refreshed every
+   * `everyMs` from visibility; the worker process turns them on with its metrics. Default: off.
+   */
+  needsActionGauges?: {
+    meter: MetricMeter;
+    everyMs?: number;
+    onError?: (account: string, error: unknown) => void;
+  };
   /** Override activities per account (tests); default the real registry activities. */
   activitiesFor?: (account: CspAccountConfig) => {
     reads: RegistryReadActivities & Partial<CampaignReadActivities> & Partial<EstateActivities>;
@@ -333,7 +343,17 @@ export async function createWorkers(
     throw error;
   }
   const schedules = await sweepSchedules(config, options, connection, namespace);
-  return { ...runningWorkers(workers, connection, ownsConnection), sweepSchedules: schedules };
+  const gauges = options.needsActionGauges
+    ? startNeedsActionGauges({
+        client: new Client({ connection, namespace }),
+        accounts: config.accounts.map((a) => a.name),
+        ...options.needsActionGauges,
+      })
+    : undefined;
+  return {
+    ...runningWorkers(workers, connection, ownsConnection, () => gauges?.stop()),
+    sweepSchedules: schedules,
+  };
 }
 
 /**
@@ -391,6 +411,8 @@ function runningWorkers(
   workers: Worker[],
   connection: NativeConnection,
   ownsConnection: boolean,
+  /** Stops what else uses the connection (the gauges), before it closes. */
+  beforeClose: () => Promise<void> | undefined,
 ): RunningWorkers {
   // Each worker's run, started once: a shutdown awaits the activity workers' runs before it stops
   // the workflow workers.
@@ -425,6 +447,7 @@ function runningWorkers(
         const activityWorkers = workers.filter(hostsActivities);
         await stop(activityWorkers);
         await stop(workers.filter((w) => !activityWorkers.includes(w)));
+        await beforeClose();
         await closeRegistryClients();
         if (ownsConnection) await connection.close();
       })();

@@ -11,6 +11,7 @@ import { keyringFromEnv } from '../codec/key-file.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { startTracing } from '../observability/tracing.js';
+import { needsActionGaugesForProcess } from './needs-action-gauges.js';
 import { exitWhenDone, stopOnSignals } from './process-signals.js';
 import { runWorkersUntilStopped } from './run-workers.js';
 
@@ -25,11 +26,12 @@ async function main(): Promise<number> {
   let config: ReturnType<typeof loadWorkerConfig>;
   let converter: ReturnType<typeof dataConverter>;
   let keys: ReturnType<typeof keyringFromEnv>;
+  let metricsOn = false;
   try {
     config = loadWorkerConfig();
     keys = keyringFromEnv();
     converter = dataConverter({ keyring: keys });
-    installWorkerRuntime(); // metrics exporter and JSON logs, before the first connection
+    metricsOn = installWorkerRuntime().prometheusBindAddress !== undefined; // metrics and JSON logs, before the first connection
   } catch (error) {
     log(error instanceof ConfigError ? error.message : `tcr worker: ${messageOf(error)}`);
     return 2;
@@ -42,12 +44,14 @@ async function main(): Promise<number> {
       : 'tcr worker: WARNING payloads are NOT encrypted (set TCR_PAYLOAD_KEYS_FILE; docs/operations.md, Data protection)',
   );
   const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
+  const needsActionGauges = needsActionGaugesForProcess(metricsOn, log);
   try {
     await runWorkersUntilStopped(config, {
       stop,
       log,
       dataConverter: converter,
       ...(tracing ? { tracing } : {}),
+      ...(needsActionGauges ? { needsActionGauges } : {}),
     });
     return 0;
   } catch (error) {

@@ -9,6 +9,7 @@ import {
   type BrandIdKey,
   FingerprintKey,
   NeedsActionKey,
+  NeedsActionSinceKey,
   PhaseKey,
 } from '../../contracts/search-attributes.js';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
@@ -37,12 +38,20 @@ export interface EntityStatusCore {
  */
 export const FINGERPRINT_PATCH = 'registry-fingerprint';
 
+/**
+ * Patch marker of TcrNeedsActionSince (the oldest open needs-action's time): workflows started before
+ * it never upsert it, so their recorded histories replay unchanged.
+ */
+export const NEEDS_ACTION_SINCE_PATCH = 'needs-action-since';
+
 export class EntityBookkeeping {
   private readonly upserted: {
     phase?: string;
     needsAction?: boolean;
     registryId?: string;
     fingerprint?: string;
+    /** The oldest open needs-action's `since`, or null once upserted as absent. */
+    needsActionSince?: string | null;
   } = {};
 
   constructor(
@@ -88,12 +97,18 @@ export class EntityBookkeeping {
     const newFingerprint =
       fingerprint !== undefined && upserted.fingerprint !== fingerprint && patched(FINGERPRINT_PATCH);
     if (newFingerprint) pairs.push({ key: FingerprintKey, value: fingerprint });
+    const since = oldestSince(status.needsAction);
+    // Absent at start: nothing to remove until one was set.
+    const sinceChanged = since !== (upserted.needsActionSince ?? null) && patched(NEEDS_ACTION_SINCE_PATCH);
+    if (sinceChanged)
+      pairs.push({ key: NeedsActionSinceKey, value: since === null ? null : new Date(since) });
     if (pairs.length === 0) return;
     upsertSearchAttributes(pairs);
     upserted.phase = status.phase;
     upserted.needsAction = needsAction;
     if (id) upserted.registryId = id;
     if (newFingerprint) upserted.fingerprint = fingerprint;
+    if (sinceChanged) upserted.needsActionSince = since;
   }
 
   hasAction(key: string): boolean {
@@ -107,13 +122,15 @@ export class EntityBookkeeping {
     reason: string,
     registryErrors?: OperatorAction['registryErrors'],
   ): void {
-    if (!this.hasAction(key)) recordNeedsAction('raised', key);
+    const previous = this.status.needsAction.find((a) => a.key === key);
+    if (!previous) recordNeedsAction('raised', key);
     this.status.needsAction = this.status.needsAction.filter((a) => a.key !== key);
     this.status.needsAction.push({
       key,
       action,
       reason,
-      since: new Date(Date.now()).toISOString(),
+      // A need restated in new words (a fault that changed, a second refusal) is as old as it was.
+      since: previous?.since ?? new Date(Date.now()).toISOString(),
       ...(registryErrors && registryErrors.length > 0 ? { registryErrors } : {}),
     });
     this.syncSearchAttributes();
@@ -125,4 +142,11 @@ export class EntityBookkeeping {
     this.status.needsAction = this.status.needsAction.filter((a) => a.key !== key);
     this.syncSearchAttributes();
   }
+}
+
+/** The earliest `since` of the open needs-action entries (ISO times compare as text), or null. */
+function oldestSince(actions: readonly OperatorAction[]): string | null {
+  let oldest: string | null = null;
+  for (const a of actions) if (oldest === null || a.since < oldest) oldest = a.since;
+  return oldest;
 }
