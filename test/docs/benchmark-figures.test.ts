@@ -34,6 +34,21 @@ function slowClientRow(run: number, events: string, r: ReturnType<typeof results
 }
 
 /** What the page must say, per results file. */
+/** Section 7's table of one import-sweep-wakes run (bench/estate/steady-state.bench-run.ts). */
+function estateSteadyRows(r: ReturnType<typeof results>): string[] {
+  return [
+    `| Import: ${thousands(r.import.adopted)} workflows started | **${s1(r.import.ms)} s** (${Math.round(r.import.adopted / (r.import.ms / 1000))} a second), **${r.import.writes} writes**, ${r.import.status429} 429s, ${r.import.listReads} list reads |`,
+    `| … until every adopted campaign read its share | ${s1(r.import.settledMs)} s (${thousands(r.import.otherReads)} reads`,
+    `| One sweep of the estate (${r.sweep.pages} pages of 500) | **${s1(r.sweep.ms)} s**, ${r.sweep.changed} changed, ${r.sweep.unowned} unowned; its reads ${pct(r.sweep.readShareOfBudget)} of the read budget |`,
+    `noticed after **${s1(r.lostWebhook.noticedAfterMs)} s**`,
+    `| Wake of an evicted workflow on a webhook, p50 / p99 (${r.wakes.wakes} wakes) | **${r.wakes.p50Ms} ms / ${r.wakes.p99Ms} ms** |`,
+    `| Worker RSS: at start / after the import / in the window | ${tenths(r.workerRssAtStartMb)} MB / ${tenths(r.import.workerRssMb)} MB / ${tenths(r.steady.workerRssMb)} MB |`,
+    `| Dev server RSS, database | ${r.steady.devServerRssMb} MB, ${r.steady.databaseMb} MB |`,
+    `| ${thousands(r.steady.pollReadsPerHour)} reads an hour (${pct(r.steady.readShareOfBudget)} of the budget), ${r.steady.workflowTasksPerSecond.toFixed(1)} workflow and ${r.steady.activityTasksPerSecond.toFixed(1)} activity tasks a second |`,
+    `load average ${r.loadAverageAtStart} at its start`,
+  ];
+}
+
 const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.json': (r) => [
     `Measured at N = ${r.n} (${r.product.orders} orders, ${r.product.wholeRun.writes} writes)`,
@@ -121,17 +136,8 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `${f.completedByPoll.count} on a reconciliation poll (p50 ${s1(f.completedByPoll.p50)} s, p99 ${s1(f.completedByPoll.p99)} s)`,
     `**Added delay: +${Math.round(f.addedDelayP50Ms / 1000)} s at p50, +${Math.round(f.addedDelayP99Ms / 1000)} s at p99**`,
   ],
-  'bench/estate/results-steady.2026-11-27T053444Z.json': (r) => [
-    `| Import: ${thousands(r.import.adopted)} workflows started | **${s1(r.import.ms)} s** (${Math.round(r.import.adopted / (r.import.ms / 1000))} a second), **${r.import.writes} writes**, ${r.import.status429} 429s, ${r.import.listReads} list reads |`,
-    `| … until every adopted campaign read its share | ${s1(r.import.settledMs)} s (${thousands(r.import.otherReads)} reads`,
-    `| One sweep of the estate (${r.sweep.pages} pages of 500) | **${s1(r.sweep.ms)} s**, ${r.sweep.changed} changed, ${r.sweep.unowned} unowned; its reads ${pct(r.sweep.readShareOfBudget)} of the read budget |`,
-    `noticed after **${s1(r.lostWebhook.noticedAfterMs)} s**`,
-    `| Wake of an evicted workflow on a webhook, p50 / p99 (${r.wakes.wakes} wakes) | **${r.wakes.p50Ms} ms / ${r.wakes.p99Ms} ms** |`,
-    `| Worker RSS: at start / after the import / in the window | ${tenths(r.workerRssAtStartMb)} MB / ${tenths(r.import.workerRssMb)} MB / ${tenths(r.steady.workerRssMb)} MB |`,
-    `| Dev server RSS, database | ${r.steady.devServerRssMb} MB, ${r.steady.databaseMb} MB |`,
-    `| ${thousands(r.steady.pollReadsPerHour)} reads an hour (${pct(r.steady.readShareOfBudget)} of the budget), ${r.steady.workflowTasksPerSecond.toFixed(1)} workflow and ${r.steady.activityTasksPerSecond.toFixed(1)} activity tasks a second |`,
-    `load average ${r.loadAverageAtStart} at its start`,
-  ],
+  'bench/estate/results-steady.2026-11-27T053444Z.json': (r) => estateSteadyRows(r),
+  'bench/estate/results-steady.2026-11-27T073138Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results.2026-11-25T105916Z.json': (r) => {
     const page = (p: { pages: number; meanMs: number; p50Ms: number; p99Ms: number }) =>
       `(${p.pages} pages) | mean ${p.meanMs} ms, p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms |`;
