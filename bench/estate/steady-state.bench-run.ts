@@ -102,7 +102,8 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
         );
         return read.size >= open ? true : undefined;
       },
-      3_600_000,
+      // The shares are read at most at the account's 20 reads a second: allow 5 a second, at least 1 h.
+      Math.max(3_600_000, open * 200),
       1_000,
     );
     const settleMs = Date.now() - importStarted;
