@@ -4,6 +4,7 @@
  * and `-h/--help` on every command.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { accountNamePattern } from '../contracts/task-queues.js';
 import { connectionOptions } from './context.js';
 import { UsageError } from './errors.js';
 
@@ -71,6 +72,14 @@ export function parseCommand<O extends Options>(argv: string[], spec: CommandSpe
 /** A flag that must be given. */
 export function required<T>(value: T | undefined, flag: string, help: string): T {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`, help);
+  return value;
+}
+
+/** `--account`: required, and an account name (src/contracts/task-queues.ts). */
+export function accountOf(value: string | undefined, help?: string): string {
+  if (value === undefined) throw new UsageError('--account is required', help);
+  if (!accountNamePattern.test(value))
+    throw new UsageError(`--account: not an account name: '${value}'`, help);
   return value;
 }
 

@@ -4,26 +4,29 @@
  * Schedule and latest sweep, runs one now, pauses or resumes the Schedule.
  */
 import { abortableSleep } from '../common/abortable-sleep.js';
-import { type EstateKind, importLine, importWorkflowId, sweepLine } from '../contracts/estate.js';
-import { accountNamePattern } from '../contracts/task-queues.js';
+import {
+  ESTATE_PAGING_LIMITS,
+  type EstateKind,
+  importLine,
+  importWorkflowId,
+  sweepLine,
+  validReadShare,
+  validRecordsPerPage,
+} from '../contracts/estate.js';
 import { importStatus, startImport } from '../orders/estate-client.js';
 import { describeSweep, sweepNow, sweepSchedule } from '../workers/sweep-schedule.js';
-import { connectionHelp, positiveInt } from './args.js';
+import { accountOf, connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
 import { NotFoundError, UsageError } from './errors.js';
-
-function accountOf(value: string | undefined, help: string): string {
-  if (value === undefined) throw new UsageError('--account is required', help);
-  if (!accountNamePattern.test(value))
-    throw new UsageError(`--account: not an account name: '${value}'`, help);
-  return value;
-}
 
 function readShareOf(value: string | undefined, help: string): number | undefined {
   if (value === undefined) return undefined;
   const share = Number(value);
-  if (!(share > 0 && share <= 0.5))
-    throw new UsageError(`--read-share must be above 0 and at most 0.5, got '${value}'`, help);
+  if (!validReadShare(share))
+    throw new UsageError(
+      `--read-share must be above 0 and at most ${ESTATE_PAGING_LIMITS.maxReadShare}, got '${value}'`,
+      help,
+    );
   return share;
 }
 
@@ -71,8 +74,11 @@ export const importCommand: CliCommand = defineCommand({
       v['records-per-page'] !== undefined
         ? positiveInt(v['records-per-page'], '--records-per-page', 500, importHelp)
         : undefined;
-    if (recordsPerPage !== undefined && recordsPerPage > 1000)
-      throw new UsageError('--records-per-page must be at most 1000', importHelp);
+    if (recordsPerPage !== undefined && !validRecordsPerPage(recordsPerPage))
+      throw new UsageError(
+        `--records-per-page must be at most ${ESTATE_PAGING_LIMITS.maxRecordsPerPage}`,
+        importHelp,
+      );
     const readShare = readShareOf(v['read-share'], importHelp);
     const client = await ctx.client(v);
     const { handle, started } = await startImport(client, {

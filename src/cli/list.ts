@@ -11,8 +11,7 @@ import {
   NeedsActionKey,
   PhaseKey,
 } from '../contracts/search-attributes.js';
-import { accountNamePattern } from '../contracts/task-queues.js';
-import { connectionHelp, positiveInt } from './args.js';
+import { accountOf, connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
 import { UsageError } from './errors.js';
 import { table } from './render-status.js';
@@ -40,11 +39,7 @@ export function buildListQuery(filter: ListFilter): string {
       throw new UsageError(`--phase: not a phase name: '${filter.phase}'`);
     clauses.push(`${PhaseKey.name} = '${filter.phase}'`);
   }
-  if (filter.account !== undefined) {
-    if (!accountNamePattern.test(filter.account))
-      throw new UsageError(`--account: not an account name: '${filter.account}'`);
-    clauses.push(`${AccountKey.name} = '${filter.account}'`);
-  }
+  if (filter.account !== undefined) clauses.push(`${AccountKey.name} = '${accountOf(filter.account)}'`);
   if (filter.running) clauses.push(`ExecutionStatus = 'Running'`);
   return clauses.join(' AND ');
 }

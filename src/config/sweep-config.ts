@@ -8,7 +8,12 @@
  *                               most 0.5 (default 0.1).
  *   TCR_SWEEP_RECORDS_PER_PAGE  records per list page, 1 to 1000 (default 500).
  */
-import { DEFAULT_ESTATE_PAGING } from '../contracts/estate.js';
+import {
+  DEFAULT_ESTATE_PAGING,
+  ESTATE_PAGING_LIMITS,
+  validReadShare,
+  validRecordsPerPage,
+} from '../contracts/estate.js';
 
 export interface SweepConfig {
   /** `1h`, `30m`, ...; undefined: the worker does not manage the Schedules. */
@@ -49,14 +54,18 @@ export function loadSweepConfig(env: Env, problems: string[]): SweepConfig {
   }
   if (env.TCR_SWEEP_READ_SHARE) {
     const share = Number(env.TCR_SWEEP_READ_SHARE);
-    if (!(share > 0 && share <= 0.5))
-      problems.push('TCR_SWEEP_READ_SHARE: expected a number above 0 and at most 0.5');
+    if (!validReadShare(share))
+      problems.push(
+        `TCR_SWEEP_READ_SHARE: expected a number above 0 and at most ${ESTATE_PAGING_LIMITS.maxReadShare}`,
+      );
     else config.readShare = share;
   }
   if (env.TCR_SWEEP_RECORDS_PER_PAGE) {
     const n = Number(env.TCR_SWEEP_RECORDS_PER_PAGE);
-    if (!Number.isSafeInteger(n) || n < 1 || n > 1000)
-      problems.push('TCR_SWEEP_RECORDS_PER_PAGE: expected a whole number from 1 to 1000');
+    if (!validRecordsPerPage(n))
+      problems.push(
+        `TCR_SWEEP_RECORDS_PER_PAGE: expected a whole number from 1 to ${ESTATE_PAGING_LIMITS.maxRecordsPerPage}`,
+      );
     else config.recordsPerPage = n;
   }
   return config;

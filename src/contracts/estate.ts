@@ -50,6 +50,19 @@ export const DEFAULT_ESTATE_PAGING: Required<EstatePaging> = {
   readsPerSecond: 20,
 };
 
+/** What a sweep or an import accepts: a read share above 0 and at most `maxReadShare`; 1 to `maxRecordsPerPage` records a page. */
+export const ESTATE_PAGING_LIMITS = { maxReadShare: 0.5, maxRecordsPerPage: 1000 } as const;
+
+/** Whether `share` is a read share a sweep or an import accepts. */
+export function validReadShare(share: number): boolean {
+  return share > 0 && share <= ESTATE_PAGING_LIMITS.maxReadShare;
+}
+
+/** Whether `n` is a page size a sweep or an import accepts. */
+export function validRecordsPerPage(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 1 && n <= ESTATE_PAGING_LIMITS.maxRecordsPerPage;
+}
+
 /** The time between two page reads that keeps them within the read share. */
 export function pageIntervalMs(paging: Required<EstatePaging>): number {
   return Math.ceil(1000 / (paging.readShare * paging.readsPerSecond));
