@@ -21,7 +21,7 @@ import {
   sweepStatusQuery,
 } from '../../src/contracts/estate.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
-import { withWorkers } from '../fixtures/workflow-harness.js';
+import { type TestWorkers, withWorkers } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 let env: TestWorkflowEnvironment;
@@ -84,6 +84,16 @@ function estateActivities(failures: number, failure: () => Error) {
 const everyPageOnce = ['brand:1', 'brand:2', 'brand:3', 'brand:4', 'campaign:1', 'campaign:2'];
 const paging = { recordsPerPage: PER_PAGE, pagesPerRun: 2, readShare: 0.1, readsPerSecond: 20 };
 
+/** Starts a sweep of `w`'s account with `input` over the shared paging, tracked for the harness to end. */
+async function startSweep(w: TestWorkers, input: Partial<EstateSweepInput> = {}) {
+  const handle = await env.client.workflow.start(ESTATE_SWEEP_WORKFLOW_TYPE, {
+    workflowId: `sweep/${w.account}-${randomUUID().slice(0, 6)}`,
+    taskQueue: w.taskQueue,
+    args: [{ account: w.account, paging, ...input } satisfies EstateSweepInput],
+  });
+  return w.track(handle);
+}
+
 describe('estate sweep and import workflows', () => {
   it('a sweep reads every page once, brands first, rides out a 401 and 500s, and keeps its counts across continue-as-new', async () => {
     const unauthorized = () =>
@@ -98,12 +108,7 @@ describe('estate sweep and import workflows', () => {
       env,
       { reads: { ...fake.readActivities(), ...activities }, writes: fake.writeActivities() },
       async (w) => {
-        const handle = await env.client.workflow.start(ESTATE_SWEEP_WORKFLOW_TYPE, {
-          workflowId: `sweep/${w.account}-${randomUUID().slice(0, 6)}`,
-          taskQueue: w.taskQueue,
-          args: [{ account: w.account, paging } satisfies EstateSweepInput],
-        });
-        w.track(handle);
+        const handle = await startSweep(w);
         const result = (await handle.result()) as SweepStatus;
         expect(reads.filter((r) => r !== 'brand:2')).toEqual(everyPageOnce.filter((r) => r !== 'brand:2'));
         expect(reads.filter((r) => r === 'brand:2')).toHaveLength(3); // two 401s, then the page
@@ -140,12 +145,7 @@ describe('estate sweep and import workflows', () => {
       env,
       { reads: { ...fake.readActivities(), ...activities }, writes: fake.writeActivities() },
       async (w) => {
-        const handle = await env.client.workflow.start(ESTATE_SWEEP_WORKFLOW_TYPE, {
-          workflowId: `sweep/${w.account}-${randomUUID().slice(0, 6)}`,
-          taskQueue: w.taskQueue,
-          args: [{ account: w.account, paging: { ...paging, pagesPerRun: 25 } } satisfies EstateSweepInput],
-        });
-        w.track(handle);
+        const handle = await startSweep(w, { paging: { ...paging, pagesPerRun: 25 } });
         let seen: SweepStatus | undefined;
         for (let i = 0; i < 400 && !seen?.lastError; i++) {
           seen = await handle.query(sweepStatusQuery);
