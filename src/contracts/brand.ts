@@ -113,7 +113,8 @@ export type VetState =
 export interface VetStatus {
   seq: number;
   workflowId: string;
-  mode: 'order' | 'import';
+  /** `adopt`: a vet the registry had when `tcr import` adopted the brand (nothing ordered here). */
+  mode: 'order' | 'import' | 'adopt';
   evpId: string;
   vettingClass?: string;
   vettingId?: string;

@@ -222,6 +222,33 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     }
     // The seed holds every brand phase an existing brand can be in.
     expect([...brandPhases]).toEqual(expect.arrayContaining(['deleted', 'needs-correction', 'ready']));
+    // Each brand's vets at the registry are in its status, in the state the registry gives them; a vet
+    // still in progress has a vet workflow following it (nothing ordered: no write, see below).
+    const vetStates = new Set<string>();
+    for (const b of brands.filter((x) => x.status === 'ACTIVE')) {
+      const records = (await get(`/brand/${b.brandId}/externalVetting`)) as {
+        vettingId: string;
+        vettingStatus: string;
+      }[];
+      if (records.length === 0) continue;
+      const status = await eventually(
+        `brand ${b.brandId}'s vets`,
+        () => brandStatus(b),
+        (s) => s.vets.length === records.length,
+      );
+      for (const record of records) {
+        const vet = status.vets.find((v) => v.vettingId === record.vettingId);
+        expect(vet?.mode, `${b.brandId} ${record.vettingId}`).toBe('adopt');
+        vetStates.add(record.vettingStatus);
+        if (record.vettingStatus === 'PENDING' || record.vettingStatus === 'UNSCORE') {
+          const child = await env.client.workflow.getHandle(vet!.workflowId).describe();
+          expect(child.type).toBe('vetWorkflow');
+        } else {
+          expect(vet?.state).toBe(record.vettingStatus.toLowerCase());
+        }
+      }
+    }
+    expect(vetStates.size, 'the seed gives some brands vets').toBeGreaterThan(0);
     const campaignPhases = new Set<string>();
     const unshared: CampaignRecord[] = [];
     for (const c of campaigns) {
@@ -252,7 +279,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       ]),
     );
 
-    // Reads only, and not one per entity for brands: the import read the lists, campaigns their share.
+    // Reads only: the import read the lists, brands their vets, campaigns their share; no brand's record.
     const during = proxy.calls.slice(callsBefore);
     expect(during.filter(isWrite)).toEqual([]);
     expect(during.filter((c) => /^\/v2\/brand\/[^/]+$/.test(c.path))).toEqual([]);

@@ -30,6 +30,11 @@ export interface BrandState {
   /** The registry's last brand record (trimmed to what decisions need). */
   snapshot?: BrandSnapshot;
   vetSeq: number;
+  /**
+   * Adopted (tcr import) and its vets at the registry not read yet: the next reconciliation reads them
+   * and follows each (src/workflows/brand/steps.ts, `adoptVets`). Cleared once read.
+   */
+  vetsToAdopt?: boolean;
   /** Delivery ids of webhook events already handled (bounded). */
   deliveries: string[];
   /** An appeal was filed and no identity decision has been seen since. */

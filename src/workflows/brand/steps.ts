@@ -11,6 +11,7 @@ import type { AuditCause } from '../entity/audit.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
+import { vetRecordFields, vetStateOf } from '../vet/derive.js';
 import {
   DEFAULT_VET_GRACE_MS,
   DEFAULT_VET_RESULT_WINDOW_MS,
@@ -128,19 +129,15 @@ export function brandSteps(ctx: BrandContext) {
       workflowId,
       mode: request.mode,
       evpId: request.evpId,
-      state: 'ordering',
+      state: request.mode === 'adopt' ? vetStateOf(request.record.vettingStatus) : 'ordering',
       deadline: new Date(Date.now() + resultWindowMs + graceMs).toISOString(),
-      ...(request.mode === 'order'
-        ? { vettingClass: request.vettingClass }
-        : { vettingId: request.vettingId }),
+      ...(request.mode === 'order' ? { vettingClass: request.vettingClass } : {}),
+      ...(request.mode === 'import' ? { vettingId: request.vettingId } : {}),
+      ...(request.mode === 'adopt' ? vetRecordFields(request.record) : {}),
       ...(followUpOf !== undefined ? { followUpOf } : {}),
     };
     status.vets.push(vet);
-    audit(
-      cause,
-      request.mode === 'order' ? 'vet-ordered' : 'vet-imported',
-      `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim(),
-    );
+    audit(cause, `vet-${vetVerb[request.mode]}`, `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim());
     const child = await startChild(vetWorkflow, {
       workflowId,
       // The vet outlives a continue-as-new of the brand and reports by workflow id.
@@ -162,6 +159,38 @@ export function brandSteps(ctx: BrandContext) {
     return vet;
   };
 
+  /**
+   * An adopted brand's vets (tcr import): the registry's list, read once. A vet in progress gets a vet
+   * workflow that follows it to its result (never ordered again); a finished one is recorded as the
+   * registry shows it. Nothing is written and nothing charged.
+   */
+  const adoptVets = async (cause: WakeCause | 'start'): Promise<void> => {
+    const read = await guarded.read('read vets', () =>
+      reads.listExternalVets({ account, brandId: status.brandId! }),
+    );
+    if (!read.ok) return; // the next reconciliation reads them again
+    state.vetsToAdopt = false;
+    for (const record of read.value) {
+      const known = status.vets.some((v) => record.vettingId && v.vettingId === record.vettingId);
+      if (known) continue;
+      const vetState = vetStateOf(record.vettingStatus);
+      if (vetState === 'pending' || vetState === 'under-review') {
+        await startVet({ mode: 'adopt', evpId: record.evpId, record }, cause);
+        continue;
+      }
+      const seq = ++state.vetSeq;
+      status.vets.push({
+        seq,
+        workflowId: vetWorkflowId(input.reference, record.evpId, seq),
+        mode: 'adopt',
+        evpId: record.evpId,
+        state: vetState,
+        ...vetRecordFields(record),
+      });
+      audit(cause, 'vet-adopted', `#${seq} ${record.evpId} ${record.vettingClass ?? ''} ${vetState}`.trim());
+    }
+  };
+
   const reconcile = async (cause: WakeCause | 'start'): Promise<void> => {
     switch (status.phase) {
       case 'registering':
@@ -170,9 +199,10 @@ export function brandSteps(ctx: BrandContext) {
       case 'registration-rejected':
         return;
       default:
-        await readBrand(cause);
+        if (cause !== 'start' || !state.vetsToAdopt) await readBrand(cause);
         if (final()) return;
-        await checkVetExpiry(cause);
+        if (state.vetsToAdopt) await adoptVets(cause);
+        else await checkVetExpiry(cause);
         for (const vet of vetsNeedingEnhancedFollowUp(status.vets, opts.enhancedVetPolicy)) {
           vet.followUpOrdered = true;
           const policy = opts.enhancedVetPolicy!;
@@ -186,3 +216,10 @@ export function brandSteps(ctx: BrandContext) {
 }
 
 export type BrandSteps = ReturnType<typeof brandSteps>;
+
+/** The audit's verb for a vet started by each kind of request. */
+const vetVerb: Record<VetRequest['mode'], string> = {
+  order: 'ordered',
+  import: 'imported',
+  adopt: 'adopted',
+};

@@ -21,6 +21,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { BrandResult } from '../../contracts/brand.js';
@@ -35,6 +36,12 @@ import { brandOperations } from './operations.js';
 import { brandPhases } from './phases.js';
 import type { BrandRunInput } from './state.js';
 import { brandSteps } from './steps.js';
+
+/**
+ * Patch marker of an adopted brand reading its vets (tcr import): brands adopted before it never read
+ * them, so their recorded histories replay unchanged.
+ */
+export const ADOPTED_VETS_PATCH = 'adopted-brand-vets';
 
 export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 
@@ -70,6 +77,8 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
     // How long it has waited is unknown: a pending brand polls from its schedule's tail (webhooks and the
     // sweep see its changes first), so an import does not start thousands of minute-by-minute polls.
     state.loop.pollAttempt = firstTailAttempt(pendingPoll) ?? 0;
+    // Its vets at the registry are read by the first reconciliation, at the bulk priority.
+    if (patched(ADOPTED_VETS_PATCH)) state.vetsToAdopt = true;
   }
 
   try {
@@ -94,7 +103,9 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
       execute: (op) => registry.at('operator', () => execute(op)),
       reconcile: (cause) =>
         adopting && cause === 'start'
-          ? Promise.resolve()
+          ? state.vetsToAdopt
+            ? registry.at('bulk', () => reconcile(cause))
+            : Promise.resolve()
           : registry.at(wakePriority(cause, status.phase === 'registering'), () => reconcile(cause)),
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH,
       continueAsNew: () => {

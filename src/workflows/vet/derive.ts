@@ -34,20 +34,24 @@ export function matchVet(
   return candidates.sort((a, b) => (b.createDate ?? '').localeCompare(a.createDate ?? ''))[0];
 }
 
-/** The progress a registry record means, on top of what we knew. */
-export function progressFromRecord(
-  current: VetProgress,
+/** What a registry vet record says of a vet, in the fields progress and a brand's vet list share. */
+export function vetRecordFields(
   record: VetRecord,
-  cause: VetProgress['cause'],
-): VetProgress {
+): Pick<VetProgress, 'vettingId' | 'vettingClass' | 'score' | 'reasons' | 'vettedDate'> {
   return {
-    ...current,
-    cause,
-    state: vetStateOf(record.vettingStatus),
     ...(record.vettingId ? { vettingId: record.vettingId } : {}),
     ...(record.vettingClass ? { vettingClass: record.vettingClass } : {}),
     ...(typeof record.vettingScore === 'number' ? { score: record.vettingScore } : {}),
     ...(record.reasons && record.reasons.length > 0 ? { reasons: record.reasons.map(String) } : {}),
     ...(record.vettedDate ? { vettedDate: record.vettedDate } : {}),
   };
+}
+
+/** The progress a registry record means, on top of what we knew. */
+export function progressFromRecord(
+  current: VetProgress,
+  record: VetRecord,
+  cause: VetProgress['cause'],
+): VetProgress {
+  return { ...current, cause, state: vetStateOf(record.vettingStatus), ...vetRecordFields(record) };
 }

@@ -39,7 +39,9 @@ import { matchVet, progressFromRecord } from './derive.js';
 
 export type VetRequest =
   | { mode: 'order'; evpId: string; vettingClass: string }
-  | { mode: 'import'; evpId: string; vettingId: string; vettingToken?: string };
+  | { mode: 'import'; evpId: string; vettingId: string; vettingToken?: string }
+  /** A vet in progress at the registry when its brand was adopted (tcr import): followed, never ordered. */
+  | { mode: 'adopt'; evpId: string; record: VetRecord };
 
 export interface VetWorkflowInput {
   brandWorkflowId: string;
@@ -148,6 +150,8 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
   const order = async (): Promise<void> => {
     const target = { account: input.account, brandId: input.brandId, evpId: input.request.evpId };
     const request = input.request;
+    // An adopted vet starts past ordering (initialVetState); it is never ordered from here.
+    if (request.mode === 'adopt') return;
     const call =
       request.mode === 'order'
         ? await guarded.call(
@@ -248,10 +252,31 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
 }
 
 function initialVetState(input: VetWorkflowInput): VetWorkflowState {
-  const deadline =
-    Date.now() +
-    (input.resultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS) +
-    (input.graceMs ?? DEFAULT_VET_GRACE_MS);
+  const graceMs = input.graceMs ?? DEFAULT_VET_GRACE_MS;
+  const windowMs = (input.resultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS) + graceMs;
+  const now = Date.now();
+  if (input.request.mode === 'adopt') {
+    // Ordered before the product knew the brand: its 48 h run from the registry's createDate (at least
+    // the grace from now, so a late result still gets a read before it times out).
+    const created = Date.parse(input.request.record.createDate ?? '');
+    const since = Number.isFinite(created) && created <= now ? created : now;
+    const deadline = Math.max(since + windowMs, now + graceMs);
+    const progress = progressFromRecord(
+      { seq: input.seq, state: 'pending', cause: 'start', deadline: new Date(deadline).toISOString() },
+      input.request.record,
+      'start',
+    );
+    return {
+      view: { phase: progress.state, progress, needsAction: [], audit: emptyAuditTrail() },
+      deadline,
+      orderSent: true,
+      deliveries: [],
+      queue: emptyOperationQueue(),
+      faults: emptyFaultState(),
+      loop: initialLoopState(),
+    };
+  }
+  const deadline = now + windowMs;
   const progress: VetProgress = {
     seq: input.seq,
     state: 'ordering',
