@@ -13,7 +13,7 @@
  */
 import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrandResult, BrandStatus, BrandWorkflowOptions } from '../../src/contracts/brand.js';
 import { cancelUpdate, correctBrandUpdate } from '../../src/contracts/brand-operations.js';
 import { registryEventSignal } from '../../src/contracts/signals.js';
@@ -297,32 +297,40 @@ describe('registry faults in the vet workflow', () => {
 });
 
 describe('an operator during a total outage', () => {
-  ownTimeSkippingServer();
-  it(
-    'every registry path answering 401 or 500: a correction is answered failed in the registry words, not left waiting',
-    LOOP_TIMEOUT,
-    async () => {
-      for (const cls of ['401', '500'] as const) {
-        const fake = new FakeRegistry();
-        fake.identityOnRegister = () => 'UNVERIFIED';
-        await withWorkers(env, activities(fake), async (w) => {
-          const { reference, handle } = await order(w);
-          await waitForStatus(handle, (s) => s.phase === 'needs-correction');
-          fake.failAll(cls);
-          await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
-          await pastRetryWindow();
-          await waitForStatus(handle, (s) => registryError(s) !== undefined);
-          // The loop is backing off (1 min doubling): the operation must not wait for that.
-          const outcome = await answeredPastRetryWindow(
-            correctBrand(env.client, reference, { patch: { companyName: 'Acme Widgets Inc' } }),
-            `correction during a total ${cls} outage`,
-          );
-          expect(outcome, cls).toMatchObject({ outcome: 'failed', phase: 'needs-correction' });
-          expect(outcome.detail, cls).toMatch(words[cls]);
-          await expectRunning(handle);
-        });
-      }
+  // A server per class: the case has stalled twice in CI with every sleep on the real clock (the
+  // README's attempt 3, and once at 6e9f82b), and a second class on the same server inherits whatever
+  // the first one's end left behind.
+  beforeEach(async () => {
+    env = await timeSkippingEnv();
+  });
+  afterEach(async () => {
+    await env?.teardown();
+  });
+  it.each(['401', '500'] as const)(
+    'every registry path answering %s: a correction is answered failed in the registry words, not left waiting',
+    async (cls) => {
+      const fake = new FakeRegistry();
+      fake.identityOnRegister = () => 'UNVERIFIED';
+      await withWorkers(env, activities(fake), async (w) => {
+        const { reference, handle } = await order(w);
+        await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+        fake.failAll(cls);
+        await handle.signal(registryEventSignal, delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE' }));
+        await pastRetryWindow();
+        await waitForStatus(handle, (s) => registryError(s) !== undefined);
+        // The loop is backing off (1 min doubling): the operation must not wait for that.
+        const outcome = await answeredPastRetryWindow(
+          correctBrand(env.client, reference, { patch: { companyName: 'Acme Widgets Inc' } }),
+          `correction during a total ${cls} outage`,
+        );
+        expect(outcome, cls).toMatchObject({ outcome: 'failed', phase: 'needs-correction' });
+        expect(outcome.detail, cls).toMatch(words[cls]);
+        await expectRunning(handle);
+        // The loop's next read retries its 500s: in workflow time, not on the real clock at the end.
+        await pastRetryWindow();
+      });
     },
+    LOOP_TIMEOUT.timeout,
   );
 });
 
