@@ -7,8 +7,8 @@ import { dataConverter } from '../codec/data-converter.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { startTracing } from '../observability/tracing.js';
-import { needsActionGaugesForProcess } from '../workers/needs-action-gauges.js';
 import { exitWhenDone, stopOnSignals } from '../workers/process-signals.js';
+import { registrationGaugesForProcess } from '../workers/registration-gauges.js';
 import { runWorkersUntilStopped } from '../workers/run-workers.js';
 
 import { type CliCommand, defineCommand } from './command.js';
@@ -94,7 +94,7 @@ export const workerCommand: CliCommand = defineCommand({
       ctx.io.err(`worker metrics http://${runtime.prometheusBindAddress}/metrics`);
     ctx.io.err(`tcr worker starting ${JSON.stringify(describeWorkerConfig(config))}`);
     const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
-    const needsActionGauges = needsActionGaugesForProcess(
+    const registrationGauges = registrationGaugesForProcess(
       runtime.prometheusBindAddress !== undefined,
       (line) => ctx.io.err(line),
     );
@@ -104,7 +104,7 @@ export const workerCommand: CliCommand = defineCommand({
         log: (line) => ctx.io.err(line),
         dataConverter: converter,
         ...(tracing ? { tracing } : {}),
-        ...(needsActionGauges ? { needsActionGauges } : {}),
+        ...(registrationGauges ? { registrationGauges } : {}),
       });
     } catch (error) {
       if (ownsProcess) exitWhenDone(ExitCode.failure);

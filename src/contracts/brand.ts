@@ -97,6 +97,19 @@ export type BrandPhase =
 
 export const terminalBrandPhases: readonly BrandPhase[] = ['deleted', 'cancelled'];
 
+/** Every brand phase (the compiler keeps it whole: a phase missing or unknown here fails to build). */
+export const brandPhaseNames = Object.keys({
+  registering: 0,
+  'registration-rejected': 0,
+  'awaiting-contact-verification': 0,
+  'awaiting-sole-proprietor-verification': 0,
+  'needs-correction': 0,
+  'appeal-pending': 0,
+  ready: 0,
+  deleted: 0,
+  cancelled: 0,
+} satisfies Record<BrandPhase, 0>) as BrandPhase[];
+
 export type VetState =
   | 'ordering'
   | 'pending'

@@ -42,6 +42,23 @@ export type CampaignPhase =
 
 export const terminalCampaignPhases: readonly CampaignPhase[] = ['expired', 'cancelled'];
 
+/** Every campaign phase (the compiler keeps it whole: a phase missing or unknown here fails to build). */
+export const campaignPhaseNames = Object.keys({
+  'awaiting-brand': 0,
+  checking: 0,
+  refused: 0,
+  'awaiting-fee-approval': 0,
+  creating: 0,
+  sharing: 0,
+  'share-pending': 0,
+  'share-declined': 0,
+  'awaiting-dca': 0,
+  running: 0,
+  deactivated: 0,
+  expired: 0,
+  cancelled: 0,
+} satisfies Record<CampaignPhase, 0>) as CampaignPhase[];
+
 /** One MNO's view of the campaign, from the registry's mnoMetadata. */
 export interface MnoView
   extends Pick<

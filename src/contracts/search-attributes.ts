@@ -21,7 +21,7 @@ export const FingerprintKey = defineSearchAttributeKey('TcrFingerprint', SearchA
 
 /**
  * When the oldest of the entity's open needs-action entries was raised (absent when it has none): the
- * workers count needs-action by age from it (tcr_needs_action_oldest_seconds, src/workers/needs-action-gauges.ts).
+ * workers count needs-action by age from it (tcr_needs_action_oldest_seconds, src/workers/registration-gauges.ts).
  */
 export const NeedsActionSinceKey = defineSearchAttributeKey(
   'TcrNeedsActionSince',

@@ -54,7 +54,7 @@ import { WRITE_BUDGET_TASK_QUEUE } from '../contracts/write-budget.js';
 import type { Tracing } from '../observability/tracing.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
-import { startNeedsActionGauges } from './needs-action-gauges.js';
+import { startRegistrationGauges } from './registration-gauges.js';
 import { ensureSweepSchedule } from './sweep-schedule.js';
 import { workerTracingOptions } from './tracing-options.js';
 
@@ -108,10 +108,10 @@ export interface CreateWorkersOptions {
    */
   tracing?: Tracing;
   /**
-   * Needs-action gauges per account (src/workers/needs-action-gauges.ts) on `meter`, refreshed every
+   * Registration and needs-action gauges per account (src/workers/registration-gauges.ts) on `meter`, refreshed every
    * `everyMs` from visibility; the worker process turns them on with its metrics. Default: off.
    */
-  needsActionGauges?: {
+  registrationGauges?: {
     meter: MetricMeter;
     everyMs?: number;
     onError?: (account: string, error: unknown) => void;
@@ -343,11 +343,11 @@ export async function createWorkers(
     throw error;
   }
   const schedules = await sweepSchedules(config, options, connection, namespace);
-  const gauges = options.needsActionGauges
-    ? startNeedsActionGauges({
+  const gauges = options.registrationGauges
+    ? startRegistrationGauges({
         client: new Client({ connection, namespace }),
         accounts: config.accounts.map((a) => a.name),
-        ...options.needsActionGauges,
+        ...options.registrationGauges,
       })
     : undefined;
   return {

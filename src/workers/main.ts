@@ -11,8 +11,8 @@ import { keyringFromEnv } from '../codec/key-file.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { startTracing } from '../observability/tracing.js';
-import { needsActionGaugesForProcess } from './needs-action-gauges.js';
 import { exitWhenDone, stopOnSignals } from './process-signals.js';
+import { registrationGaugesForProcess } from './registration-gauges.js';
 import { runWorkersUntilStopped } from './run-workers.js';
 
 const log = (line: string) => console.error(line);
@@ -44,14 +44,14 @@ async function main(): Promise<number> {
       : 'tcr worker: WARNING payloads are NOT encrypted (set TCR_PAYLOAD_KEYS_FILE; docs/operations.md, Data protection)',
   );
   const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
-  const needsActionGauges = needsActionGaugesForProcess(metricsOn, log);
+  const registrationGauges = registrationGaugesForProcess(metricsOn, log);
   try {
     await runWorkersUntilStopped(config, {
       stop,
       log,
       dataConverter: converter,
       ...(tracing ? { tracing } : {}),
-      ...(needsActionGauges ? { needsActionGauges } : {}),
+      ...(registrationGauges ? { registrationGauges } : {}),
     });
     return 0;
   } catch (error) {

@@ -1,8 +1,10 @@
 /**
- * Needs-action as gauges (issue 22, "needs-action count and oldest age"), per account, from Temporal's
- * visibility: no workflow is woken, and the figures are the namespace's, whichever worker or run
- * raised the need.
+ * Registrations by phase and needs-action as gauges (issue 22, "registrations by kind and phase",
+ * "needs-action count and oldest age"), per account, from Temporal's visibility: no workflow is woken,
+ * and the figures are the namespace's, whichever worker or run made them.
  *
+ * - `tcr_registrations{account, kind, phase}`: running brand and campaign workflows in each phase that
+ *   is not final (`TcrPhase`; one count per phase: visibility groups by execution status only);
  * - `tcr_needs_action_open{account}`: running registrations with an open needs-action
  *   (`TcrNeedsAction = true`);
  * - `tcr_needs_action_oldest_seconds{account}`: how long the oldest of them has waited, from
@@ -17,7 +19,9 @@
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import { AccountKey, NeedsActionKey, NeedsActionSinceKey } from '../contracts/search-attributes.js';
+import { BRAND_WORKFLOW_TYPE, brandPhaseNames, terminalBrandPhases } from '../contracts/brand.js';
+import { CAMPAIGN_WORKFLOW_TYPE, campaignPhaseNames, terminalCampaignPhases } from '../contracts/campaign.js';
+import { AccountKey, NeedsActionKey, NeedsActionSinceKey, PhaseKey } from '../contracts/search-attributes.js';
 
 export interface NeedsActionFigures {
   open: number;
@@ -56,7 +60,38 @@ export async function needsActionFigures(
   return { open: openCount, oldestSeconds: Math.round((now - hi) / 1000) };
 }
 
-export interface NeedsActionGaugesOptions {
+/** The phases whose running registrations are counted, per kind (final phases end their workflow). */
+const countedPhases = {
+  brand: {
+    type: BRAND_WORKFLOW_TYPE,
+    phases: brandPhaseNames.filter((p) => !terminalBrandPhases.includes(p)),
+  },
+  campaign: {
+    type: CAMPAIGN_WORKFLOW_TYPE,
+    phases: campaignPhaseNames.filter((p) => !terminalCampaignPhases.includes(p)),
+  },
+} as const;
+
+export interface PhaseCount {
+  kind: 'brand' | 'campaign';
+  phase: string;
+  running: number;
+}
+
+/** Running registrations of `account` in each phase that is not final, per kind. */
+export async function registrationsByPhase(client: Client, account: string): Promise<PhaseCount[]> {
+  const counts: PhaseCount[] = [];
+  for (const kind of ['brand', 'campaign'] as const) {
+    const { type, phases } = countedPhases[kind];
+    for (const phase of phases) {
+      const query = `WorkflowType = ${quoted(type)} AND ${AccountKey.name} = ${quoted(account)} AND ExecutionStatus = "Running" AND ${PhaseKey.name} = ${quoted(phase)}`;
+      counts.push({ kind, phase, running: (await client.workflow.count(query)).count });
+    }
+  }
+  return counts;
+}
+
+export interface RegistrationGaugesOptions {
   client: Client;
   meter: MetricMeter;
   accounts: readonly string[];
@@ -66,10 +101,16 @@ export interface NeedsActionGaugesOptions {
   onError?: (account: string, error: unknown) => void;
 }
 
-export const NEEDS_ACTION_GAUGES_EVERY_MS = 60_000;
+export const REGISTRATION_GAUGES_EVERY_MS = 60_000;
 
 /** Refreshes the gauges now and every `everyMs` until the returned stop is called. */
-export function startNeedsActionGauges(options: NeedsActionGaugesOptions): { stop(): Promise<void> } {
+export function startRegistrationGauges(options: RegistrationGaugesOptions): { stop(): Promise<void> } {
+  const registrations = options.meter.createGauge(
+    'tcr_registrations',
+    'int',
+    undefined,
+    'Running registrations in each phase that is not final',
+  );
   const open = options.meter.createGauge(
     'tcr_needs_action_open',
     'int',
@@ -88,6 +129,8 @@ export function startNeedsActionGauges(options: NeedsActionGaugesOptions): { sto
     for (const account of options.accounts) {
       if (stopped) return;
       try {
+        for (const { kind, phase, running } of await registrationsByPhase(options.client, account))
+          registrations.set(running, { account, kind, phase });
         const figures = await needsActionFigures(options.client, account);
         open.set(figures.open, { account });
         oldest.set(figures.oldestSeconds, { account });
@@ -99,7 +142,7 @@ export function startNeedsActionGauges(options: NeedsActionGaugesOptions): { sto
   let current: Promise<void> = Promise.resolve();
   const loop = () => {
     current = refresh().finally(() => {
-      if (!stopped) timer = setTimeout(loop, options.everyMs ?? NEEDS_ACTION_GAUGES_EVERY_MS).unref();
+      if (!stopped) timer = setTimeout(loop, options.everyMs ?? REGISTRATION_GAUGES_EVERY_MS).unref();
     });
   };
   loop();
@@ -116,16 +159,16 @@ export function startNeedsActionGauges(options: NeedsActionGaugesOptions): { sto
  * The gauges' settings for a worker process whose Runtime serves metrics (`metricsOn`), on the
  * Runtime's meter; a failed refresh is logged once until it fails differently. Undefined when off.
  */
-export function needsActionGaugesForProcess(
+export function registrationGaugesForProcess(
   metricsOn: boolean,
   log: (line: string) => void,
-): Omit<NeedsActionGaugesOptions, 'client' | 'accounts'> | undefined {
+): Omit<RegistrationGaugesOptions, 'client' | 'accounts'> | undefined {
   if (!metricsOn) return undefined;
   let last = '';
   return {
     meter: Runtime.instance().metricMeter,
     onError(account, error) {
-      const line = `tcr worker: needs-action gauges of ${account} not refreshed: ${error instanceof Error ? error.message : String(error)}`;
+      const line = `tcr worker: registration gauges of ${account} not refreshed: ${error instanceof Error ? error.message : String(error)}`;
       if (line !== last) log(line);
       last = line;
     },

@@ -1,15 +1,20 @@
 /**
- * Needs-action count and oldest age per account, from visibility (dev server: the test server has no
- * visibility store). Two brands wait for a correction, raised about two seconds apart: the figures say
- * 2 open and the first one's age; once the first is corrected, 1 open and the second one's age. The
- * gauges publish them per account on a meter.
+ * Registrations by phase, needs-action count and oldest age per account, from visibility (dev server:
+ * the test server has no visibility store). Two brands wait for a correction, raised about two seconds
+ * apart: the figures say 2 in needs-correction, 2 open and the first one's age; once the first is
+ * corrected, 1 open and the second one's age, and 1 brand ready. The gauges publish them per account
+ * on a meter.
  */
 import type { MetricGauge, MetricMeter, MetricTags } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
 import { correctBrand } from '../../src/orders/index.js';
-import { needsActionFigures, startNeedsActionGauges } from '../../src/workers/needs-action-gauges.js';
+import {
+  needsActionFigures,
+  registrationsByPhase,
+  startRegistrationGauges,
+} from '../../src/workers/registration-gauges.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import { waitForStatus, withWorkers } from '../fixtures/workflow-harness.js';
 import { devServerEnv } from '../support/temporal-env.js';
@@ -42,7 +47,8 @@ function recordingMeter() {
   const gauge = (name: string): MetricGauge =>
     ({
       set(value: number, tags?: MetricTags) {
-        values.set(`${name}{${String(tags?.account)}}`, value);
+        const labels = [tags?.account, tags?.kind, tags?.phase].filter((l) => l !== undefined);
+        values.set(`${name}{${labels.join('/')}}`, value);
       },
       withTags() {
         return this;
@@ -53,7 +59,7 @@ function recordingMeter() {
 }
 
 describe('needs-action gauges', () => {
-  it('count the open needs-action of an account and the age of the oldest, from visibility', async () => {
+  it('count registrations by phase, the open needs-action of an account and the age of the oldest, from visibility', async () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
     const activities = { reads: fake.readActivities(), writes: fake.writeActivities() };
@@ -70,6 +76,15 @@ describe('needs-action gauges', () => {
       );
       expect(Math.abs(both.oldestSeconds - ageOf(first.status!))).toBeLessThanOrEqual(2);
       expect(both.oldestSeconds).toBeGreaterThanOrEqual(2);
+      const phases = await registrationsByPhase(env.client, w.account);
+      expect(phases.filter((c) => c.running > 0)).toEqual([
+        { kind: 'brand', phase: 'needs-correction', running: 2 },
+      ]);
+      // Every phase that is not final is counted, for both kinds, zeros included.
+      expect(phases.map((c) => `${c.kind}/${c.phase}`)).toEqual(
+        expect.arrayContaining(['brand/ready', 'campaign/running', 'campaign/deactivated']),
+      );
+      expect(phases.map((c) => c.phase)).not.toContain('cancelled');
       // Another account sees none of them.
       expect(await needsActionFigures(env.client, `${w.account}-other`)).toEqual({
         open: 0,
@@ -78,7 +93,7 @@ describe('needs-action gauges', () => {
 
       // The gauges publish the same, per account.
       const { meter, values } = recordingMeter();
-      const gauges = startNeedsActionGauges({
+      const gauges = startRegistrationGauges({
         client: env.client,
         meter,
         accounts: [w.account],
@@ -91,6 +106,8 @@ describe('needs-action gauges', () => {
           'gauge open',
         );
         expect(values.get(`tcr_needs_action_oldest_seconds{${w.account}}`)).toBeGreaterThanOrEqual(2);
+        expect(values.get(`tcr_registrations{${w.account}/brand/needs-correction}`)).toBe(2);
+        expect(values.get(`tcr_registrations{${w.account}/campaign/running}`)).toBe(0);
       } finally {
         await gauges.stop();
       }
@@ -109,6 +126,15 @@ describe('needs-action gauges', () => {
       );
       expect(Math.abs(one.oldestSeconds - ageOf(second.status!))).toBeLessThanOrEqual(2);
       expect(one.oldestSeconds).toBeLessThan(ageOf(first.status!) - 1);
+      const after = await eventually(
+        () => registrationsByPhase(env.client, w.account),
+        (counts) => counts.some((c) => c.phase === 'ready' && c.running === 1),
+        'one ready',
+      );
+      expect(after.filter((c) => c.running > 0)).toEqual([
+        { kind: 'brand', phase: 'needs-correction', running: 1 },
+        { kind: 'brand', phase: 'ready', running: 1 },
+      ]);
     });
   });
 });
