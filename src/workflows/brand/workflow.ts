@@ -30,18 +30,13 @@ import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes
 import { runEntityLoop } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, firstTailAttempt } from '../entity/wait.js';
+import { PATCHES } from '../patches.js';
 import { brandContext } from './context.js';
 import { setBrandHandlers } from './handlers.js';
 import { brandOperations } from './operations.js';
 import { brandPhases } from './phases.js';
 import type { BrandRunInput } from './state.js';
 import { brandSteps } from './steps.js';
-
-/**
- * Patch marker of an adopted brand reading its vets (tcr import): brands adopted before it never read
- * them, so their recorded histories replay unchanged.
- */
-export const ADOPTED_VETS_PATCH = 'adopted-brand-vets';
 
 export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 
@@ -78,7 +73,8 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
     // sweep see its changes first), so an import does not start thousands of minute-by-minute polls.
     state.loop.pollAttempt = firstTailAttempt(pendingPoll) ?? 0;
     // Its vets at the registry are read by the first reconciliation, at the bulk priority.
-    if (patched(ADOPTED_VETS_PATCH)) state.vetsToAdopt = true;
+    // Behind its patch: brands adopted before it never read them, so their histories replay unchanged.
+    if (patched(PATCHES.adoptedBrandVets)) state.vetsToAdopt = true;
   }
 
   try {

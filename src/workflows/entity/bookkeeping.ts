@@ -12,6 +12,7 @@ import {
   NeedsActionSinceKey,
   PhaseKey,
 } from '../../contracts/search-attributes.js';
+import { PATCHES } from '../patches.js';
 import { type AuditCause, type AuditTrail, appendAudit } from './audit.js';
 import { recordNeedsAction, recordPhaseTransition } from './metrics.js';
 
@@ -31,18 +32,6 @@ export interface EntityStatusCore {
   needsAction: OperatorAction[];
   audit: AuditTrail;
 }
-
-/**
- * Patch marker of the estate sweep's fingerprint (TcrFingerprint): workflows started before it never
- * upsert one, so their recorded histories replay unchanged.
- */
-export const FINGERPRINT_PATCH = 'registry-fingerprint';
-
-/**
- * Patch marker of TcrNeedsActionSince (the oldest open needs-action's time): workflows started before
- * it never upsert it, so their recorded histories replay unchanged.
- */
-export const NEEDS_ACTION_SINCE_PATCH = 'needs-action-since';
 
 export class EntityBookkeeping {
   private readonly upserted: {
@@ -95,11 +84,15 @@ export class EntityBookkeeping {
     if (this.registryIdKey && id && upserted.registryId !== id)
       pairs.push({ key: this.registryIdKey, value: id });
     const newFingerprint =
-      fingerprint !== undefined && upserted.fingerprint !== fingerprint && patched(FINGERPRINT_PATCH);
+      fingerprint !== undefined &&
+      upserted.fingerprint !== fingerprint &&
+      patched(PATCHES.registryFingerprint);
     if (newFingerprint) pairs.push({ key: FingerprintKey, value: fingerprint });
+    // Both behind their patches: workflows started before them never upsert these, so their recorded
+    // histories replay unchanged.
     const since = oldestSince(status.needsAction);
     // Absent at start: nothing to remove until one was set.
-    const sinceChanged = since !== (upserted.needsActionSince ?? null) && patched(NEEDS_ACTION_SINCE_PATCH);
+    const sinceChanged = since !== (upserted.needsActionSince ?? null) && patched(PATCHES.needsActionSince);
     if (sinceChanged)
       pairs.push({ key: NeedsActionSinceKey, value: since === null ? null : new Date(since) });
     if (pairs.length === 0) return;

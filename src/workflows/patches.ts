@@ -1,0 +1,16 @@
+/**
+ * Every patch marker the workflows record (`patched(id)`), in one place: a change of command order
+ * after the first release goes behind one, so the histories recorded before it replay unchanged
+ * (docs/workflows.md, "Versioning"). The SDK writes a marker's id into history in clear: ids name a
+ * change, never data.
+ */
+export const PATCHES = {
+  /** Brand and campaign workflows upsert TcrFingerprint (the estate sweep compares it). */
+  registryFingerprint: 'registry-fingerprint',
+  /** Brand and campaign workflows upsert TcrNeedsActionSince (the needs-action age gauge). */
+  needsActionSince: 'needs-action-since',
+  /** An adopted brand reads its vets at the registry and follows them (tcr import). */
+  adoptedBrandVets: 'adopted-brand-vets',
+} as const;
+
+export const patchIds: readonly string[] = Object.values(PATCHES);
