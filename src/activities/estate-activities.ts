@@ -5,6 +5,7 @@
  * owns (import). One registry read per page; no personal data leaves the activity (records become
  * their non-personal snapshots before anything else sees them).
  */
+
 import { Context } from '@temporalio/activity';
 import {
   type Client,
@@ -26,6 +27,7 @@ import {
 } from '../contracts/estate.js';
 import { brandFingerprint, campaignFingerprint } from '../contracts/fingerprint.js';
 import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
+import { priorityKeys } from '../contracts/priorities.js';
 import {
   AccountKey,
   BrandIdKey,
@@ -205,6 +207,10 @@ async function adopt(
       // it), keeps the entity.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: new TypedSearchAttributes(attributes),
+      // Behind every other workflow task, the import's included: an import starts adoptees faster
+      // than a worker runs their first tasks, and at the default key its own next page waited behind
+      // them (a 100,000 import stalled at 25,000 on this box). Their registry calls carry their own keys.
+      priority: { priorityKey: priorityKeys.bulk },
     });
     return true;
   } catch (error) {

@@ -220,6 +220,13 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       expect(status.brandId).toBe(b.brandId);
       expect(status.audit.entries.some((e) => e.event === 'adopted')).toBe(true);
     }
+    // Adopted workflows run behind every other workflow's tasks (bulk key 5), the import's included.
+    const adoptedBrand = env.client.workflow.getHandle(
+      brandWorkflowId(
+        adoptedReference({ referenceId: brands[0]!.referenceId, registryId: brands[0]!.brandId }),
+      ),
+    );
+    expect((await adoptedBrand.describe()).priority?.priorityKey).toBe(5);
     // The seed holds every brand phase an existing brand can be in.
     expect([...brandPhases]).toEqual(expect.arrayContaining(['deleted', 'needs-correction', 'ready']));
     // Each brand's vets at the registry are in its status, in the state the registry gives them; a vet

@@ -19,6 +19,7 @@
  * two of an entity's registry calls at once (./loop.ts), so the workflow sets the priority around
  * each step with `at` and every call inside the step carries it (deterministic: plain workflow state).
  */
+
 import { proxyActivities } from '@temporalio/workflow';
 import {
   nonRetryableRegistryFailureTypes,
@@ -29,6 +30,7 @@ import type {
   CampaignReadActivities,
   CampaignWriteActivities,
 } from '../../contracts/campaign-activity-types.js';
+import { priorityKeys } from '../../contracts/priorities.js';
 import { registryReadsTaskQueue, registryWritesTaskQueue } from '../../contracts/task-queues.js';
 import type { AuditCause } from './audit.js';
 
@@ -49,19 +51,8 @@ const retry = {
 export type RegistryReads = RegistryReadActivities & CampaignReadActivities;
 export type RegistryWrites = RegistryWriteActivities & CampaignWriteActivities;
 
-/** Task-queue priority keys of registry calls: lower is dispatched first (Temporal's range 1..5). */
-export const registryPriorityKeys = {
-  /** An operator's operation (the loop's queued operations, a Temporal cancellation). */
-  operator: 1,
-  /** Work a registry webhook woke. */
-  webhook: 2,
-  /** A new order: registration, creation, a vet order; also Temporal's default key. */
-  order: 3,
-  /** Polls and deadline timers. */
-  poll: 4,
-  /** Bulk background work: estate sweeps, imports. */
-  bulk: 5,
-} as const;
+/** Task-queue priority keys of registry calls (src/contracts/priorities.ts): lower is dispatched first. */
+export const registryPriorityKeys = priorityKeys;
 
 export type RegistryPriority = keyof typeof registryPriorityKeys;
 
