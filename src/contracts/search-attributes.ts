@@ -38,3 +38,14 @@ export const allSearchAttributeKeys = [
   FingerprintKey,
   NeedsActionSinceKey,
 ] as const;
+
+/** A search attribute type as the `temporal` CLI names it (`--type`, `--search-attribute Name=Type`). */
+export const searchAttributeCliType: Record<SearchAttributeType, string> = {
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.BOOL]: 'Bool',
+  [SearchAttributeType.TEXT]: 'Text',
+  [SearchAttributeType.INT]: 'Int',
+  [SearchAttributeType.DOUBLE]: 'Double',
+  [SearchAttributeType.DATETIME]: 'Datetime',
+  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+};

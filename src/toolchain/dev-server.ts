@@ -1,21 +1,10 @@
-import { SearchAttributeType } from '@temporalio/common';
-import { allSearchAttributeKeys } from '../contracts/search-attributes.js';
-
-const cliTypeNames: Record<string, string> = {
-  [SearchAttributeType.KEYWORD]: 'Keyword',
-  [SearchAttributeType.BOOL]: 'Bool',
-  [SearchAttributeType.TEXT]: 'Text',
-  [SearchAttributeType.INT]: 'Int',
-  [SearchAttributeType.DOUBLE]: 'Double',
-  [SearchAttributeType.DATETIME]: 'Datetime',
-  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
-};
+import { allSearchAttributeKeys, searchAttributeCliType } from '../contracts/search-attributes.js';
 
 /** `--search-attribute Name=Type` arguments that register the project's attributes with a dev server. */
 export function searchAttributeFlags(): string[] {
   return allSearchAttributeKeys.flatMap((key) => [
     '--search-attribute',
-    `${key.name}=${cliTypeNames[key.type]}`,
+    `${key.name}=${searchAttributeCliType[key.type]}`,
   ]);
 }
 

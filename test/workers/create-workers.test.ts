@@ -225,7 +225,7 @@ describe('createWorkers', () => {
       };
       const start = createWorkers(config, { connection: bare.nativeConnection });
       await expect(start).rejects.toThrow(
-        /namespace 'default' lacks the search attributes TcrBrandId, .*TcrFingerprint, TcrNeedsActionSince: add them with 'temporal operator search-attribute create --namespace default --name TcrBrandId --type Keyword'/,
+        /namespace 'default' lacks the search attributes TcrBrandId, .*TcrFingerprint, TcrNeedsActionSince: add them with 'temporal operator search-attribute create --namespace default --name TcrBrandId --type Keyword'.*--name TcrNeedsActionSince --type Datetime'/,
       );
     } finally {
       await bare.teardown();
