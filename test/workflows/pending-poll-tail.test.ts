@@ -14,6 +14,7 @@ import {
   backoffDelay,
   DAY_MS,
   DEFAULT_PENDING_POLL,
+  firstAttemptAtMax,
   firstTailAttempt,
   GROWING_POLL,
   HOUR_MS,
@@ -46,6 +47,10 @@ describe('the pending poll schedule', () => {
     expect(firstTailAttempt(GROWING_POLL)).toBeUndefined();
     expect(inTail(GROWING_POLL, 500)).toBe(false);
     expect(backoffDelay(GROWING_POLL, 500)).toBe(HOUR_MS);
+    // Where an adopted vet's polls start: the first hourly one (1, 2, 4, 8, 16, 32, then 60 minutes).
+    expect(firstAttemptAtMax(GROWING_POLL)).toBe(6);
+    expect(backoffDelay(GROWING_POLL, firstAttemptAtMax(GROWING_POLL))).toBe(HOUR_MS);
+    expect(backoffDelay(GROWING_POLL, firstAttemptAtMax(GROWING_POLL) - 1)).toBeLessThan(HOUR_MS);
   });
 });
 

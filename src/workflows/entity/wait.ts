@@ -58,6 +58,13 @@ function growingDelay(schedule: BackoffSchedule, attempt: number): number {
   return Math.min(schedule.maxMs, Math.max(1, Math.round(delay)));
 }
 
+/** The first poll number whose delay is the schedule's longest growing one (`maxMs`). */
+export function firstAttemptAtMax(schedule: BackoffSchedule): number {
+  let attempt = 0;
+  while (growingDelay(schedule, attempt) < schedule.maxMs && attempt < 1_000) attempt++;
+  return attempt;
+}
+
 /**
  * The first poll number in the schedule's tail: the first whose polls before it add up to the tail's
  * `afterMs` (undefined without a tail). Adopted entities start their polls here: how long they have

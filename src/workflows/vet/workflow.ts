@@ -34,7 +34,7 @@ import { emptyOperationQueue, OperationQueue, type OperationQueueState } from '.
 import type { PhaseTable } from '../entity/phases.js';
 import { emptyFaultState, type FaultState, GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs, wakePriority } from '../entity/stubs.js';
-import { type BackoffSchedule, GROWING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
+import { type BackoffSchedule, firstAttemptAtMax, GROWING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
 import { matchVet, progressFromRecord } from './derive.js';
 
 export type VetRequest =
@@ -273,7 +273,9 @@ function initialVetState(input: VetWorkflowInput): VetWorkflowState {
       deliveries: [],
       queue: emptyOperationQueue(),
       faults: emptyFaultState(),
-      loop: initialLoopState(),
+      // Ordered long ago, perhaps: its result comes by webhook, so it polls hourly from the start, not
+      // from a minute (an import of thousands of brands would otherwise start as many minute polls).
+      loop: { ...initialLoopState(), pollAttempt: firstAttemptAtMax(input.poll ?? GROWING_POLL) },
     };
   }
   const deadline = now + windowMs;
