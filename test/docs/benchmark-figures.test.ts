@@ -139,6 +139,7 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/estate/results-steady.2026-11-27T053444Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-steady.2026-11-27T073138Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-steady.2026-11-27T090131Z.json': (r) => estateSteadyRows(r),
+  'bench/estate/results-steady.2026-11-27T092120Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results.2026-11-25T105916Z.json': (r) => {
     const page = (p: { pages: number; meanMs: number; p50Ms: number; p99Ms: number }) =>
       `(${p.pages} pages) | mean ${p.meanMs} ms, p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms |`;
