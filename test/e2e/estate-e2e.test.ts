@@ -248,8 +248,12 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
         expect(vet?.mode, `${b.brandId} ${record.vettingId}`).toBe('adopt');
         vetStates.add(record.vettingStatus);
         if (record.vettingStatus === 'PENDING' || record.vettingStatus === 'UNSCORE') {
-          const child = await env.client.workflow.getHandle(vet!.workflowId).describe();
-          expect(child.type).toBe('vetWorkflow');
+          const child = env.client.workflow.getHandle(vet!.workflowId);
+          expect((await child.describe()).type).toBe('vetWorkflow');
+          // The brand shows the deadline the vet workflow keeps (from the record's createDate), to
+          // within the moments between the two workflows' starts (each reads its own workflow time).
+          const progress = await child.query<{ deadline?: string }>('vetStatus');
+          expect(Math.abs(Date.parse(vet!.deadline!) - Date.parse(progress.deadline!))).toBeLessThan(5_000);
         } else {
           expect(vet?.state).toBe(record.vettingStatus.toLowerCase());
         }

@@ -120,8 +120,13 @@ export function vetAction(seq: number, progress: VetProgress, deadline: string |
 
 const inProgress: readonly VetState[] = ['ordering', 'pending', 'under-review'];
 
+/** Whether a vet in `state` still waits for its result. */
+export function vetStateInProgress(state: VetState): boolean {
+  return inProgress.includes(state);
+}
+
 export function vetInProgress(vet: VetStatus): boolean {
-  return inProgress.includes(vet.state);
+  return vetStateInProgress(vet.state);
 }
 
 /** Vets the registry now reports EXPIRED among those we hold ACTIVE. */

@@ -11,7 +11,7 @@ import type { AuditCause } from '../entity/audit.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
-import { vetRecordFields, vetStateOf } from '../vet/derive.js';
+import { vetRecordFields, vetResultDeadline, vetStateOf } from '../vet/derive.js';
 import {
   DEFAULT_VET_GRACE_MS,
   DEFAULT_VET_RESULT_WINDOW_MS,
@@ -23,6 +23,7 @@ import {
   NOT_FOUND_CONFIRM_MS,
   newlyExpiredVets,
   notFoundVerdict,
+  vetStateInProgress,
   vetsNeedingEnhancedFollowUp,
 } from './derive.js';
 
@@ -130,7 +131,15 @@ export function brandSteps(ctx: BrandContext) {
       mode: request.mode,
       evpId: request.evpId,
       state: request.mode === 'adopt' ? vetStateOf(request.record.vettingStatus) : 'ordering',
-      deadline: new Date(Date.now() + resultWindowMs + graceMs).toISOString(),
+      // The vet workflow's own deadline (an adopted one counts from its record's createDate).
+      deadline: new Date(
+        vetResultDeadline(
+          Date.now(),
+          resultWindowMs,
+          graceMs,
+          request.mode === 'adopt' ? request.record : undefined,
+        ),
+      ).toISOString(),
       ...(request.mode === 'order' ? { vettingClass: request.vettingClass } : {}),
       ...(request.mode === 'import' ? { vettingId: request.vettingId } : {}),
       ...(request.mode === 'adopt' ? vetRecordFields(request.record) : {}),
@@ -174,7 +183,7 @@ export function brandSteps(ctx: BrandContext) {
       const known = status.vets.some((v) => record.vettingId && v.vettingId === record.vettingId);
       if (known) continue;
       const vetState = vetStateOf(record.vettingStatus);
-      if (vetState === 'pending' || vetState === 'under-review') {
+      if (vetStateInProgress(vetState)) {
         await startVet({ mode: 'adopt', evpId: record.evpId, record }, cause);
         continue;
       }

@@ -47,6 +47,23 @@ export function vetRecordFields(
   };
 }
 
+/**
+ * When a vet's result is due (workflow time): `resultWindowMs` plus `graceMs` after it was ordered,
+ * which is now; for a vet adopted in progress, its record's createDate, and at least the grace from
+ * now, so a late result still gets a read before the vet times out.
+ */
+export function vetResultDeadline(
+  now: number,
+  resultWindowMs: number,
+  graceMs: number,
+  adopted?: VetRecord,
+): number {
+  if (!adopted) return now + resultWindowMs + graceMs;
+  const created = Date.parse(adopted.createDate ?? '');
+  const since = Number.isFinite(created) && created <= now ? created : now;
+  return Math.max(since + resultWindowMs + graceMs, now + graceMs);
+}
+
 /** The progress a registry record means, on top of what we knew. */
 export function progressFromRecord(
   current: VetProgress,

@@ -35,7 +35,7 @@ import type { PhaseTable } from '../entity/phases.js';
 import { emptyFaultState, type FaultState, GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs, wakePriority } from '../entity/stubs.js';
 import { type BackoffSchedule, firstAttemptAtMax, GROWING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
-import { matchVet, progressFromRecord } from './derive.js';
+import { matchVet, progressFromRecord, vetResultDeadline } from './derive.js';
 
 export type VetRequest =
   | { mode: 'order'; evpId: string; vettingClass: string }
@@ -252,18 +252,18 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
 }
 
 function initialVetState(input: VetWorkflowInput): VetWorkflowState {
-  const graceMs = input.graceMs ?? DEFAULT_VET_GRACE_MS;
-  const windowMs = (input.resultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS) + graceMs;
-  const now = Date.now();
-  if (input.request.mode === 'adopt') {
-    // Ordered before the product knew the brand: its 48 h run from the registry's createDate (at least
-    // the grace from now, so a late result still gets a read before it times out).
-    const created = Date.parse(input.request.record.createDate ?? '');
-    const since = Number.isFinite(created) && created <= now ? created : now;
-    const deadline = Math.max(since + windowMs, now + graceMs);
+  const request = input.request;
+  const deadline = vetResultDeadline(
+    Date.now(),
+    input.resultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS,
+    input.graceMs ?? DEFAULT_VET_GRACE_MS,
+    request.mode === 'adopt' ? request.record : undefined,
+  );
+  if (request.mode === 'adopt') {
+    // Ordered before the product knew the brand: its 48 h run from the registry's createDate.
     const progress = progressFromRecord(
       { seq: input.seq, state: 'pending', cause: 'start', deadline: new Date(deadline).toISOString() },
-      input.request.record,
+      request.record,
       'start',
     );
     return {
@@ -278,7 +278,6 @@ function initialVetState(input: VetWorkflowInput): VetWorkflowState {
       loop: { ...initialLoopState(), pollAttempt: firstAttemptAtMax(input.poll ?? GROWING_POLL) },
     };
   }
-  const deadline = now + windowMs;
   const progress: VetProgress = {
     seq: input.seq,
     state: 'ordering',
