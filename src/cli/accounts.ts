@@ -5,6 +5,8 @@
  * deployment's ingress URL (and have a secret stored for the ingress), and the registry's clock
  * against ours. Exit 1 on any problem. Never prints a secret.
  */
+
+import { messageOf } from '../common/error-message.js';
 import { loadAccounts, type ResolvedAccount, registryClientOptions } from '../config/accounts.js';
 import { loadWebhookSecretsForUpdate, secretLabel } from '../config/webhook-secrets.js';
 import {
@@ -48,7 +50,7 @@ export function describeRegistryFailure(account: ResolvedAccount, error: unknown
   if (error instanceof UnauthorizedError)
     return `the registry rejected the credentials (401): check apiKey and apiSecret of account ${account.name}; they must be the ${account.environment} environment's keys (keys of one environment are refused by another)`;
   if (error instanceof RegistryError) return error.message;
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 const checkHelp = `tcr accounts check: check every CSP account against its registry
@@ -166,7 +168,7 @@ async function checkWebhooks(
     try {
       labels = new Set(loadWebhookSecretsForUpdate(options.secretsFile).map((s) => s.label ?? ''));
     } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
+      problems.push(messageOf(error));
     }
     const noSecret = WEBHOOK_EVENT_CATEGORIES.filter(
       (c) => byCategory.has(c) && !labels.has(secretLabel(account.name, c)),

@@ -4,6 +4,7 @@
  * and `-h/--help` on every command.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { messageOf } from '../common/error-message.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import { connectionOptions } from './context.js';
 import { UsageError } from './errors.js';
@@ -51,7 +52,7 @@ export function parseCommand<O extends Options>(argv: string[], spec: CommandSpe
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error), spec.help);
+    throw new UsageError(messageOf(error), spec.help);
   }
   if (parsed.values.help) return 'help';
   const names = spec.positionals ?? [];

@@ -3,6 +3,7 @@
  * (src/codec/codec-server.ts), configured from the environment, until SIGINT / SIGTERM.
  */
 import { parseCodecServerConfig, startCodecServer } from '../codec/index.js';
+import { messageOf } from '../common/error-message.js';
 import { parseCommand } from './args.js';
 import type { CliCommand } from './command.js';
 import { CliError, ExitCode } from './errors.js';
@@ -47,7 +48,7 @@ export const codecServerCommand: CliCommand = {
     try {
       config = parseCodecServerConfig(env);
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.usage);
+      throw new CliError(messageOf(error), ExitCode.usage);
     }
     const server = await startCodecServer({
       ...config,

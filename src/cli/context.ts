@@ -5,6 +5,7 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { dataConverter } from '../codec/data-converter.js';
+import { messageOf } from '../common/error-message.js';
 import {
   loadTemporalConnection,
   type TemporalConnectionConfig,
@@ -88,15 +89,13 @@ export class CliContext {
     try {
       converter = dataConverter({ env: this.env });
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.usage);
+      throw new CliError(messageOf(error), ExitCode.usage);
     }
     let connection: Connection;
     try {
       connection = await Connection.connect(clientConnectionOptions(target));
     } catch (error) {
-      throw new CliError(
-        `cannot connect to Temporal at ${target.address}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new CliError(`cannot connect to Temporal at ${target.address}: ${messageOf(error)}`);
     }
     const client = new Client({ connection, namespace: target.namespace, dataConverter: converter });
     this.opened = { client, connection };

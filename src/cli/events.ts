@@ -12,6 +12,7 @@
  * its audit trail (`tcr status ID`, cause `webhook`).
  */
 import type { Client } from '@temporalio/client';
+import { messageOf } from '../common/error-message.js';
 import { withTimeout } from '../common/timeout.js';
 import { type ParkedEventsView, parkedEventsQuery } from '../contracts/parked-events.js';
 import type { RegistryEventDelivery } from '../contracts/signals.js';
@@ -90,9 +91,7 @@ export async function fetchIngressCounters(ingressUrl: string): Promise<Record<s
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
   } catch (error) {
-    throw new CliError(
-      `cannot reach the ingress at ${url}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new CliError(`cannot reach the ingress at ${url}: ${messageOf(error)}`);
   }
   if (!response.ok) throw new CliError(`the ingress answered ${response.status} for ${url}`);
   return parseIngressCounters(await response.text());
@@ -169,7 +168,7 @@ export const eventsTail: CliCommand = defineCommand({
       try {
         emit(await snapshot(client, opts));
       } catch (error) {
-        ctx.io.err(`events tail: ${error instanceof Error ? error.message : String(error)} (retrying)`);
+        ctx.io.err(`events tail: ${messageOf(error)} (retrying)`);
       }
     }
     return 0;

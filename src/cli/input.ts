@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { messageOf } from '../common/error-message.js';
 import { fieldErrorsOf } from '../registry/field-errors.js';
 import { InputValidationError, UsageError } from './errors.js';
 
@@ -20,9 +21,7 @@ export function readJsonFile(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new InputValidationError(path, [
-      { path: '', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` },
-    ]);
+    throw new InputValidationError(path, [{ path: '', message: `not valid JSON: ${messageOf(error)}` }]);
   }
 }
 

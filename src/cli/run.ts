@@ -3,6 +3,8 @@
  * returns its exit code (0 ok, 1 failure, 2 usage, 3 invalid input, 4 not found); main.ts is the
  * executable around it. Tests call runCli with their own output sink and Temporal client.
  */
+
+import { messageOf } from '../common/error-message.js';
 import { runSimulatorCli, SIMULATOR_USAGE } from '../simulator/cli.js';
 import { accountsCommands } from './accounts.js';
 import { brandCommands } from './brand.js';
@@ -100,7 +102,7 @@ export async function runCli(argv: string[], deps: CliDeps = {}): Promise<number
       ctx.io.err(`tcr: ${error.message}`);
       return error.exitCode;
     }
-    ctx.io.err(`tcr: ${error instanceof Error ? error.message : String(error)}`);
+    ctx.io.err(`tcr: ${messageOf(error)}`);
     return isParseArgsError(error) ? ExitCode.usage : ExitCode.failure;
   } finally {
     await ctx.close().catch(() => undefined);

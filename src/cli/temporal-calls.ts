@@ -10,6 +10,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
+import { messageOf } from '../common/error-message.js';
 import { CliError, ExitCode, NotFoundError } from './errors.js';
 
 function rootMessage(error: unknown): string {
@@ -54,6 +55,6 @@ export async function workflowExists(client: Client, workflowId: string): Promis
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
-    throw new CliError(`${workflowId}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(`${workflowId}: ${messageOf(error)}`);
   }
 }

@@ -5,6 +5,8 @@
  * secrets file the ingress reads (TCR_WEBHOOK_SECRETS_FILE or --secrets-file; one secret per line,
  * mode 0600, src/config/webhook-secrets.ts). No secret is ever printed.
  */
+
+import { messageOf } from '../common/error-message.js';
 import type { ResolvedAccount } from '../config/accounts.js';
 import {
   loadWebhookSecretsForUpdate,
@@ -117,7 +119,7 @@ const subscribeCommand: CliCommand = defineCommand({
     try {
       stored = loadWebhookSecretsForUpdate(secretsFile);
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.usage);
+      throw new CliError(messageOf(error), ExitCode.usage);
     }
     const results = await withClient(account, async () => {
       const client = cliRegistryClient(account);

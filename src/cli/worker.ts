@@ -4,13 +4,13 @@
  * SIGTERM, then a graceful shutdown (running tasks finish; Temporal hands the rest to other workers).
  */
 import { dataConverter } from '../codec/data-converter.js';
+import { messageOf } from '../common/error-message.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { startTracing } from '../observability/tracing.js';
 import { exitWhenDone, stopOnSignals } from '../workers/process-signals.js';
 import { registrationGaugesForProcess } from '../workers/registration-gauges.js';
 import { runWorkersUntilStopped } from '../workers/run-workers.js';
-
 import { type CliCommand, defineCommand } from './command.js';
 import { processIo } from './context.js';
 import { CliError, ExitCode } from './errors.js';
@@ -48,10 +48,6 @@ Options:
   --address HOST:PORT  Temporal frontend (overrides TEMPORAL_ADDRESS)
   --namespace NAME     Temporal namespace (overrides TEMPORAL_NAMESPACE)
   -h, --help           this text`;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export const workerCommand: CliCommand = defineCommand({
   summary: 'run the workflow and registry workers until Ctrl-C',

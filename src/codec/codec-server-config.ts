@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { messageOf } from '../common/error-message.js';
 import { DEFAULT_CODEC_BODY_LIMIT } from './codec-server.js';
 import { type Env, KEYS_FILE_VARIABLE, KEYS_VARIABLE, keyringFromEnv } from './key-file.js';
 import type { Keyring } from './keyring.js';
@@ -61,7 +62,7 @@ export function parseCodecServerConfig(env: Env): CodecServerConfig {
   try {
     keyring = keyringFromEnv(env);
   } catch (error) {
-    throw new CodecServerConfigError(error instanceof Error ? error.message : String(error));
+    throw new CodecServerConfigError(messageOf(error));
   }
   if (!keyring) throw new CodecServerConfigError(`${KEYS_FILE_VARIABLE} or ${KEYS_VARIABLE}: required`);
   const tokenFile = env.TCR_CODEC_SERVER_TOKEN_FILE || undefined;

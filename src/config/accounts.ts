@@ -11,6 +11,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { messageOf } from '../common/error-message.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import type { RegistryClientOptions } from '../registry/client.js';
 import { hostsVariable, registryEnvironmentSettings } from '../registry/config.js';
@@ -166,9 +167,7 @@ export function loadAccounts(env: Env, problems: string[]): ResolvedAccount[] {
     try {
       checkBaseUrl(account.environment, account.baseUrl, allowedHosts, hostsByEnvironment);
     } catch (error) {
-      problems.push(
-        `${field}: ${error instanceof Error ? error.message : String(error)}. ${fixFor(account, hostsByEnvironment)}`,
-      );
+      problems.push(`${field}: ${messageOf(error)}. ${fixFor(account, hostsByEnvironment)}`);
     }
     return { ...account, allowedHosts, timeoutMs: account.timeoutMs ?? settings.timeoutMs };
   });

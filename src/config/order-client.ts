@@ -12,6 +12,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { dataConverter } from '../codec/data-converter.js';
+import { messageOf } from '../common/error-message.js';
 import {
   loadTemporalConnection,
   type TemporalOverrides,
@@ -48,7 +49,7 @@ export async function connectOrderClient(options: OrderClientOptions = {}): Prom
   try {
     converter = dataConverter({ env });
   } catch (error) {
-    problems.push(error instanceof Error ? error.message : String(error));
+    problems.push(messageOf(error));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const connectionOptions = temporalClientConnectionOptions(target);

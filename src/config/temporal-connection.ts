@@ -16,6 +16,7 @@
 import type { ConnectionOptions, TLSConfig } from '@temporalio/client';
 import { type ClientConfigProfile, loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import { messageOf } from '../common/error-message.js';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
@@ -74,9 +75,7 @@ export function loadTemporalConnection(
   try {
     profile = loadClientConfigProfile({ overrideEnvVars: effective });
   } catch (error) {
-    problems.push(
-      `TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    problems.push(`TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE: ${messageOf(error)}`);
   }
   const address = overrides.address || profile.address || DEFAULT_TEMPORAL_ADDRESS;
   if (!ADDRESS.test(address))

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messageOf } from '../common/error-message.js';
 import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
 import { loadTracingConfig, type TracingConfig } from '../config/tracing-config.js';
 import { MIN_SECRET_BYTES, readWebhookSecretsFile } from '../config/webhook-secrets.js';
@@ -83,7 +84,7 @@ const cidrList = z
     try {
       parseCidrList(items);
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      ctx.addIssue({ code: 'custom', message: messageOf(error) });
       return z.NEVER;
     }
     return items;

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
+import { messageOf } from '../common/error-message.js';
 import { orderVet, startBrandOrder, waitForBrandPhase } from '../orders/brand-client.js';
 import { startCampaignOrder } from '../orders/campaign-orders.js';
 
@@ -46,9 +47,7 @@ export function loadExamples(examplesDir: string): ExampleFile[] {
       try {
         body = JSON.parse(readFileSync(file, 'utf8'));
       } catch (error) {
-        throw new Error(
-          `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-        );
+        throw new Error(`${file}: not valid JSON (${messageOf(error)})`);
       }
       const ref =
         kind === 'vet'

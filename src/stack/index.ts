@@ -10,6 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { RunningCodecServer } from '../codec/codec-server.js';
 import { dataConverter, failureConverterPath } from '../codec/data-converter.js';
+import { messageOf } from '../common/error-message.js';
 import { loadSweepConfig, type SweepConfig } from '../config/sweep-config.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
@@ -195,7 +196,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           : `estate sweep of account ${s.account}: every ${s.every} (Schedule ${s.outcome})`,
       );
     const workersRun = workers.run().catch((error: unknown) => {
-      log(`worker failed: ${error instanceof Error ? error.message : String(error)}`);
+      log(`worker failed: ${messageOf(error)}`);
     });
     cleanups.push(async () => {
       await workers.shutdown();

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { messageOf } from '../common/error-message.js';
 
 /**
  * A port that was free a moment ago on 127.0.0.1, for a server whose port must be known before it
@@ -31,7 +32,7 @@ export function portOrFree(port: number): Promise<number> {
  */
 export function isAddressInUse(error: unknown): boolean {
   if ((error as { code?: unknown } | undefined)?.code === 'EADDRINUSE') return true;
-  return /address already in use/i.test(error instanceof Error ? error.message : String(error));
+  return /address already in use/i.test(messageOf(error));
 }
 
 /**

@@ -35,6 +35,7 @@ import {
 } from '../activities/registry-activities.js';
 import { withWriteBudget, writeBudgetSettings } from '../activities/write-budget.js';
 import { dataConverter as productDataConverter } from '../codec/data-converter.js';
+import { messageOf } from '../common/error-message.js';
 import { registryClientOptions } from '../config/accounts.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { CspAccountConfig, WorkerConfig } from '../config/worker-config.js';
@@ -157,10 +158,6 @@ export class WorkersStartAborted extends Error {
   constructor() {
     super('stopped before the workers started');
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { dataConverter } from '../codec/data-converter.js';
 import { keyringFromEnv } from '../codec/key-file.js';
+import { messageOf } from '../common/error-message.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
 import { startTracing } from '../observability/tracing.js';
@@ -16,10 +17,6 @@ import { registrationGaugesForProcess } from './registration-gauges.js';
 import { runWorkersUntilStopped } from './run-workers.js';
 
 const log = (line: string) => console.error(line);
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 async function main(): Promise<number> {
   const stop = stopOnSignals(log).signal;

@@ -4,11 +4,8 @@
  * it. Each failure says what to run.
  */
 import type { NativeConnection } from '@temporalio/worker';
+import { messageOf } from '../common/error-message.js';
 import { allSearchAttributeKeys, searchAttributeCliType } from '../contracts/search-attributes.js';
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** gRPC NOT_FOUND, as the server answers DescribeNamespace for a namespace it does not know. */
 const NOT_FOUND = 5;

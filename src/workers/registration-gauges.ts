@@ -19,6 +19,7 @@
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
+import { messageOf } from '../common/error-message.js';
 import { BRAND_WORKFLOW_TYPE, brandPhaseNames, terminalBrandPhases } from '../contracts/brand.js';
 import { CAMPAIGN_WORKFLOW_TYPE, campaignPhaseNames, terminalCampaignPhases } from '../contracts/campaign.js';
 import { AccountKey, NeedsActionKey, NeedsActionSinceKey, PhaseKey } from '../contracts/search-attributes.js';
@@ -168,7 +169,7 @@ export function registrationGaugesForProcess(
   return {
     meter: Runtime.instance().metricMeter,
     onError(account, error) {
-      const line = `tcr worker: registration gauges of ${account} not refreshed: ${error instanceof Error ? error.message : String(error)}`;
+      const line = `tcr worker: registration gauges of ${account} not refreshed: ${messageOf(error)}`;
       if (line !== last) log(line);
       last = line;
     },

@@ -5,6 +5,8 @@
  * while running (graceful shutdown) and while shutting down (nothing more to do; the caller's second
  * signal exits at once, see process-signals.ts).
  */
+
+import { messageOf } from '../common/error-message.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import {
   type CreateWorkersOptions,
@@ -30,10 +32,6 @@ export interface RunWorkersOptions extends Omit<CreateWorkersOptions, 'signal'> 
   stop: AbortSignal;
   /** One progress line to standard error. */
   log(line: string): void;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Resolves when `signal` is aborted (at once if it is already). */

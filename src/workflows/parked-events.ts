@@ -21,6 +21,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { messageOf } from '../common/error-message.js';
 import {
   type ParkedEventsInput,
   type ParkedEventsResult,
@@ -96,7 +97,7 @@ export async function parkedEvents(input: ParkedEventsInput): Promise<ParkedEven
           // The claimant is gone: keep everything and wait for another claim or the retention.
           log.warn('parked events: owner could not be signalled', {
             ownerWorkflowId,
-            error: error instanceof Error ? error.message : String(error),
+            error: messageOf(error),
           });
           ownerWorkflowId = undefined;
           claimedAt = undefined;
