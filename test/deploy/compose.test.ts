@@ -8,11 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SearchAttributeType } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/run.js';
 import { loadWorkerConfig } from '../../src/config/worker-config.js';
-import { allSearchAttributeKeys } from '../../src/contracts/search-attributes.js';
+import { allSearchAttributeKeys, searchAttributeCliType } from '../../src/contracts/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { DEFAULT_PARKED_TASK_QUEUE } from '../../src/ingress/config.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -110,16 +109,9 @@ describe('temporal-docker/docker-compose.yml', () => {
   it('registers exactly the search attributes the workflows use, with their types', () => {
     const pairs = String(environmentOf('temporal-admin-tools').TCR_SEARCH_ATTRIBUTES).split(/\s+/);
     const registered = Object.fromEntries(pairs.map((p) => p.split('=') as [string, string]));
-    const typeName: Record<string, string> = {
-      [SearchAttributeType.KEYWORD]: 'Keyword',
-      [SearchAttributeType.BOOL]: 'Bool',
-      [SearchAttributeType.TEXT]: 'Text',
-      [SearchAttributeType.INT]: 'Int',
-      [SearchAttributeType.DOUBLE]: 'Double',
-      [SearchAttributeType.DATETIME]: 'Datetime',
-      [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
-    };
-    const expected = Object.fromEntries(allSearchAttributeKeys.map((k) => [k.name, typeName[k.type]]));
+    const expected = Object.fromEntries(
+      allSearchAttributeKeys.map((k) => [k.name, searchAttributeCliType[k.type]]),
+    );
     expect(registered).toEqual(expected);
     const script = read('temporal-docker/register-search-attributes.sh');
     expect(script).toContain('temporal operator search-attribute create');
