@@ -14,22 +14,13 @@
  * window's first half (the burst takes well under a second here; 2 writes/s would take 9.5 s).
  */
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CountingProxy,
-  isWrite,
-  type ProxiedCall,
-  startCountingProxy,
-} from '../../bench/support/counting-proxy.js';
+import { isWrite, type ProxiedCall } from '../../bench/support/counting-proxy.js';
 import { startBrandOrder } from '../../src/orders/brand-client.js';
-import { type RunningSimulator, type SimulatorAccount, startSimulator } from '../../src/simulator/index.js';
-import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import type { SimulatorAccount } from '../../src/simulator/index.js';
 import { brandOrder } from '../cli/support.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
 
-const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
 const WINDOW_MS = 10_000;
 const LIMIT = 20;
 
@@ -39,52 +30,26 @@ const simAccounts: Record<string, SimulatorAccount> = {
   right: { cspId: 'CSPRIGHT', apiKey: 'right-key', apiSecret: 'right-secret' },
 };
 
-let env: TestWorkflowEnvironment;
-let sim: RunningSimulator;
-const proxies = new Map<string, CountingProxy>();
-let workers: RunningWorkers;
-let running: Promise<void>;
+let stack: TestStack;
 
 beforeAll(async () => {
-  env = await devServerEnv();
-  sim = await startSimulator({ accounts: Object.values(simAccounts) }); // the spec's rate limits
-  for (const name of Object.keys(simAccounts)) proxies.set(name, await startCountingProxy(sim.url));
-  workers = await createWorkers(
-    {
-      temporal: { address: env.address, namespace: 'default' },
-      accounts: Object.entries(simAccounts).map(([name, a]) => ({
-        name,
-        environment: 'local' as const,
-        baseUrl: proxies.get(name)!.url,
-        apiKey: a.apiKey,
-        apiSecret: a.apiSecret,
-        cspId: a.cspId,
-      })),
-    },
-    { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
-  );
-  running = workers.run();
+  // The spec's rate limits; a counting proxy in front of each account.
+  stack = await startTestStack({ accounts: simAccounts, countCalls: true });
 }, 120_000);
 
-afterAll(async () => {
-  await workers?.shutdown();
-  await running?.catch(() => undefined);
-  for (const proxy of proxies.values()) await proxy.close();
-  await sim?.close();
-  await env?.teardown();
-});
+afterAll(() => stack?.close());
 
 /** Brand registrations (POST /brand/nonBlocking) that reached the registry, in order of arrival. */
 function registrations(account: string): ProxiedCall[] {
-  return proxies
-    .get(account)!
+  return stack
+    .proxy(account)
     .calls.filter((c) => c.method === 'POST' && c.path.endsWith('/brand/nonBlocking'))
     .sort((a, b) => a.startMs - b.startMs);
 }
 
 function writes(account: string): ProxiedCall[] {
-  return proxies
-    .get(account)!
+  return stack
+    .proxy(account)
     .calls.filter(isWrite)
     .sort((a, b) => a.startMs - b.startMs);
 }
@@ -114,7 +79,7 @@ async function orderBrands(account: string, n: number): Promise<string[]> {
   const run = randomUUID().slice(0, 8);
   const references = Array.from({ length: n }, (_, i) => `${account}-${run}-${i}`);
   await Promise.all(
-    references.map((reference) => startBrandOrder(env.client, brandOrder(reference, account))),
+    references.map((reference) => startBrandOrder(stack.client, brandOrder(reference, account))),
   );
   return references;
 }

@@ -6,57 +6,30 @@
  * a visibility query on its search attributes, as an operator would in the Web UI.
  */
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
-import type { RunningIngress } from '../../src/ingress/server.js';
 import { startBrandOrder } from '../../src/orders/index.js';
-import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
 import {
   endTrackedWorkflows,
   publicProfitRegistration,
   waitForStatus,
-  workflowsPath,
 } from '../fixtures/workflow-harness.js';
-import {
-  type SimulatorHarness,
-  simulatorAccount,
-  startSubscribedIngress,
-  startTestSimulator,
-} from '../fixtures/workflow-simulator.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 const ACCOUNT = 'acme-e2e';
 
 describe('brand order end to end (dev server, simulator, createWorkers, ingress)', () => {
-  let env: TestWorkflowEnvironment;
-  let harness: SimulatorHarness;
-  let workers: RunningWorkers;
-  let running: Promise<void>;
-  let ingress: RunningIngress;
+  let stack: TestStack;
 
   beforeAll(async () => {
-    env = await devServerEnv();
-    harness = await startTestSimulator(); // the spec's rate limits, real time
-    workers = await createWorkers(
-      {
-        temporal: { address: 'unused (connection given)', namespace: 'default' },
-        accounts: [simulatorAccount(harness.sim, ACCOUNT)],
-      },
-      { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
-    );
-    running = workers.run();
-    ingress = await startSubscribedIngress(env.client, harness, ['BRAND', 'VETTING'], WORKFLOW_TASK_QUEUE);
+    // The spec's rate limits, real time.
+    stack = await startTestStack({
+      account: ACCOUNT,
+      webhooks: ['BRAND', 'VETTING'],
+    });
   }, 120_000);
 
-  afterAll(async () => {
-    await ingress?.close();
-    await workers?.shutdown();
-    await running?.catch(() => undefined);
-    await harness?.sim.close();
-    await env?.teardown();
-  });
+  afterAll(() => stack?.close());
 
   it('a PUBLIC_PROFIT order reaches ready, woken by the webhook, and is found by its search attributes', async () => {
     const reference = `e2e-${randomUUID().slice(0, 8)}`;
@@ -65,7 +38,7 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
     // however slow the machine (the default first poll, a minute away, could beat a slow webhook).
     const hour = 3_600_000;
     const { handle } = await startBrandOrder(
-      env.client,
+      stack.client,
       { reference, account: ACCOUNT, brand },
       { workflowOptions: { pendingPoll: { initialMs: hour, maxMs: hour } } },
     );
@@ -76,8 +49,8 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
         30_000,
       );
       const brandId = waiting.brandId!;
-      await harness.control.verifyContact(brandId);
-      await harness.control.waitForDelivery(
+      await stack.simulator.control.verifyContact(brandId);
+      await stack.simulator.control.waitForDelivery(
         (d) =>
           d.outcome === 'DELIVERED' &&
           d.eventType === 'BRAND_CONTACT_VERIFIED' &&
@@ -90,14 +63,14 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
       expect(
         ready.audit.entries.some((e) => e.cause === 'webhook' && e.detail === 'BRAND_CONTACT_VERIFIED'),
       ).toBe(true);
-      expect(ingress.metrics.snapshot().rejected).toEqual({});
+      expect(stack.ingress!.metrics.snapshot().rejected).toEqual({});
 
       const query = `TcrBrandId = "${brandId}" AND TcrPhase = "ready" AND TcrAccount = "${ACCOUNT}"`;
       const deadline = Date.now() + 15_000;
       let found: string[] = [];
       while (Date.now() < deadline) {
         found = [];
-        for await (const w of env.client.workflow.list({ query })) found.push(w.workflowId);
+        for await (const w of stack.client.workflow.list({ query })) found.push(w.workflowId);
         if (found.length > 0) break;
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -10,9 +10,8 @@
  * was down (its webhook never arrived) is found by the sweep and its workflow woken; only it; and
  * the sweep's list reads stay within its share of the read budget.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CountingProxy, isWrite, startCountingProxy } from '../../bench/support/counting-proxy.js';
+import { isWrite } from '../../bench/support/counting-proxy.js';
 import { createEstateActivities } from '../../src/activities/estate-activities.js';
 import type { BrandStatus } from '../../src/contracts/brand.js';
 import type { CampaignStatus } from '../../src/contracts/campaign.js';
@@ -24,21 +23,14 @@ import {
 } from '../../src/contracts/estate.js';
 import { brandWorkflowId, campaignWorkflowId } from '../../src/contracts/ids.js';
 import { AccountKey } from '../../src/contracts/search-attributes.js';
-import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
-import type { RunningIngress } from '../../src/ingress/server.js';
 import { contactVerificationRequired } from '../../src/registry/rules.js';
 import type { EntityType } from '../../src/registry/schemas.js';
-import { createWorkers, type RunningWorkers, registryResolver } from '../../src/workers/create-workers.js';
+import { createWorkers, registryResolver } from '../../src/workers/create-workers.js';
 import { ensureSweepSchedule } from '../../src/workers/sweep-schedule.js';
 import { tcr } from '../cli/support.js';
+import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
 import { workflowsPath } from '../fixtures/workflow-harness.js';
-import {
-  type SimulatorHarness,
-  simulatorAccount,
-  startSubscribedIngress,
-  startTestSimulator,
-} from '../fixtures/workflow-simulator.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+import { workflowBundle } from '../support/temporal-env.js';
 
 const ACCOUNT = 'acme-estate';
 
@@ -104,20 +96,14 @@ async function eventually<T>(
 }
 
 describe('the estate: import and sweep (dev server, simulator, workers, ingress, tcr)', () => {
-  let env: TestWorkflowEnvironment;
-  let harness: SimulatorHarness;
-  let proxy: CountingProxy;
-  let workers: RunningWorkers;
-  let running: Promise<void>;
-  let ingress: RunningIngress;
+  let stack: TestStack;
   let brands: BrandRecord[];
   let campaigns: CampaignRecord[];
-  const account = () => ({ ...simulatorAccount(harness.sim, ACCOUNT), baseUrl: proxy.url });
 
   /** A GET at the simulator as the test's own client (it shares the account's budget: a 429 waits and retries). */
   const get = async (path: string): Promise<unknown> => {
     for (;;) {
-      const answer = await harness.api('GET', path);
+      const answer = await stack.simulator.api('GET', path);
       if (answer.status === 200) return answer.body;
       if (answer.status !== 429)
         throw new Error(`GET ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -127,11 +113,11 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
   const list = async <T>(kind: 'brand' | 'campaign'): Promise<T[]> =>
     ((await get(`/${kind}?page=1&recordsPerPage=500`)) as { records: T[] }).records;
   const brandStatus = (b: BrandRecord) =>
-    env.client.workflow
+    stack.client.workflow
       .getHandle(brandWorkflowId(adoptedReference({ referenceId: b.referenceId, registryId: b.brandId })))
       .query<BrandStatus>('status');
   const campaignStatus = (c: CampaignRecord) =>
-    env.client.workflow
+    stack.client.workflow
       .getHandle(
         campaignWorkflowId(adoptedReference({ referenceId: c.referenceId, registryId: c.campaignId })),
       )
@@ -139,7 +125,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
   /** Workflow ids of the account's brand and campaign workflows, one entry per run that did not continue as new. */
   const executions = async () => {
     const ids: string[] = [];
-    for await (const info of env.client.workflow.list({
+    for await (const info of stack.client.workflow.list({
       query: `${AccountKey.name} = '${ACCOUNT}' AND WorkflowType IN ('brandWorkflow', 'campaignWorkflow')`,
     }))
       if (info.status.name !== 'CONTINUED_AS_NEW') ids.push(info.workflowId);
@@ -147,55 +133,39 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
   };
 
   beforeAll(async () => {
-    env = await devServerEnv();
-    harness = await startTestSimulator();
-    proxy = await startCountingProxy(harness.sim.url);
-    workers = await createWorkers(
-      { temporal: { address: 'unused (connection given)', namespace: 'default' }, accounts: [account()] },
-      { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
-    );
-    running = workers.run();
-    ingress = await startSubscribedIngress(
-      env.client,
-      harness,
-      ['CAMPAIGN', 'CAMPAIGN_SHARING'],
-      WORKFLOW_TASK_QUEUE,
-    );
-    await harness.control.seed({ brands: 24, campaignsPerBrand: 3, seed: 19 });
+    stack = await startTestStack({
+      account: ACCOUNT,
+      countCalls: true,
+      webhooks: ['CAMPAIGN', 'CAMPAIGN_SHARING'],
+    });
+    await stack.simulator.control.seed({ brands: 24, campaignsPerBrand: 3, seed: 19 });
     brands = await list<BrandRecord>('brand');
     campaigns = await list<CampaignRecord>('campaign');
   }, 120_000);
 
-  afterAll(async () => {
-    await ingress?.close().catch(() => undefined);
-    await workers?.shutdown();
-    await running?.catch(() => undefined);
-    await proxy?.close();
-    await harness?.sim.close();
-    await env?.teardown();
-  });
+  afterAll(() => stack?.close());
 
   it('tcr import adopts brands and campaigns of every status: each in its phase, nothing written, no fee; parked events claimed', async () => {
     // An event before the import: no workflow owns the campaign, so the ingress parks it.
     const nudged = campaigns.find((c) => c.status === 'ACTIVE')!;
-    await harness.control.nudgeCampaign(
+    await stack.simulator.control.nudgeCampaign(
       nudged.campaignId,
       'FIX_SAMPLES',
       'seeded campaign nudged before import',
     );
-    await harness.control.waitForDelivery(
+    await stack.simulator.control.waitForDelivery(
       (d) => d.eventType === 'CAMPAIGN_NUDGE' && d.outcome === 'DELIVERED',
       {
         timeoutMs: 30_000,
       },
     );
-    const ledgerBefore = (await harness.control.ledger()).length;
-    const callsBefore = proxy.calls.length;
+    const ledgerBefore = (await stack.simulator.control.ledger()).length;
+    const callsBefore = stack.proxy(ACCOUNT).calls.length;
 
     const run = await tcr(
       ['import', '--account', ACCOUNT, '--records-per-page', '10', '--read-share', '0.5'],
       {
-        client: env.client,
+        client: stack.client,
       },
     );
     expect(run.stderr).toContain(`started import/${ACCOUNT}`);
@@ -207,7 +177,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       `campaigns ${campaigns.length}/${campaigns.length} read, ${campaigns.length} adopted`,
     );
 
-    const now = await harness.control.now();
+    const now = await stack.simulator.control.now();
     const brandPhases = new Set<string>();
     for (const b of brands) {
       const expected = expectedBrandPhase(b, now);
@@ -221,7 +191,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       expect(status.audit.entries.some((e) => e.event === 'adopted')).toBe(true);
     }
     // Adopted workflows run behind every other workflow's tasks (bulk key 5), the import's included.
-    const adoptedBrand = env.client.workflow.getHandle(
+    const adoptedBrand = stack.client.workflow.getHandle(
       brandWorkflowId(
         adoptedReference({ referenceId: brands[0]!.referenceId, registryId: brands[0]!.brandId }),
       ),
@@ -248,7 +218,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
         expect(vet?.mode, `${b.brandId} ${record.vettingId}`).toBe('adopt');
         vetStates.add(record.vettingStatus);
         if (record.vettingStatus === 'PENDING' || record.vettingStatus === 'UNSCORE') {
-          const child = env.client.workflow.getHandle(vet!.workflowId);
+          const child = stack.client.workflow.getHandle(vet!.workflowId);
           expect((await child.describe()).type).toBe('vetWorkflow');
           // The brand shows the deadline the vet workflow keeps (from the record's createDate), to
           // within the moments between the two workflows' starts (each reads its own workflow time).
@@ -291,10 +261,10 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     );
 
     // Reads only: the import read the lists, brands their vets, campaigns their share; no brand's record.
-    const during = proxy.calls.slice(callsBefore);
+    const during = stack.proxy(ACCOUNT).calls.slice(callsBefore);
     expect(during.filter(isWrite)).toEqual([]);
     expect(during.filter((c) => /^\/v2\/brand\/[^/]+$/.test(c.path))).toEqual([]);
-    expect((await harness.control.ledger()).length).toBe(ledgerBefore);
+    expect((await stack.simulator.control.ledger()).length).toBe(ledgerBefore);
 
     // The event parked before the import reached the adopted workflow.
     const nudgedStatus = await eventually(
@@ -307,7 +277,9 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     // An adopted campaign the registry showed unshared is shared elsewhere (another tool): its event
     // wakes the workflow, which reads the share, takes its partner and drops its needs-action.
     const target = unshared[0]!;
-    expect((await harness.api('PUT', `/campaign/${target.campaignId}/sharing/SINCH`)).status).toBe(200);
+    expect((await stack.simulator.api('PUT', `/campaign/${target.campaignId}/sharing/SINCH`)).status).toBe(
+      200,
+    );
     const shared = await eventually(
       'the share seen',
       () => campaignStatus(target),
@@ -321,7 +293,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     const again = await tcr(
       ['import', '--account', ACCOUNT, '--records-per-page', '10', '--read-share', '0.5'],
       {
-        client: env.client,
+        client: stack.client,
       },
     );
     expect(again.code, again.stderr).toBe(0);
@@ -331,8 +303,10 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
 
     // Ten more brands appear; one page holding them is imported by two attempts at once (a retried
     // attempt whose first try is still running, a crash between the starts and the completion).
-    await harness.control.seed({ brands: 10, seed: 20 });
-    const activities = createEstateActivities(registryResolver([account()]), { temporalClient: env.client });
+    await stack.simulator.control.seed({ brands: 10, seed: 20 });
+    const activities = createEstateActivities(registryResolver([stack.accounts[ACCOUNT]!]), {
+      temporalClient: stack.client,
+    });
     const page = { account: ACCOUNT, kind: 'brand' as const, page: 1, recordsPerPage: 500, dryRun: false };
     const [first, second] = await Promise.all([activities.importPage(page), activities.importPage(page)]);
     expect(first.adopted + second.adopted).toBe(10);
@@ -349,7 +323,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
 
   it('a sweep wakes only the campaign whose expiry webhook was lost, within its read share; tcr sweep shows it', async () => {
     // The ingress is down while the registry expires a running campaign: its webhook never arrives.
-    await ingress.close();
+    await stack.ingress!.close();
     const target = campaigns.find(
       (c) =>
         c.status === 'ACTIVE' &&
@@ -361,15 +335,15 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
       () => campaignStatus(target),
       (s) => s.phase === 'running',
     );
-    await harness.control.expireCampaign(target.campaignId);
+    await stack.simulator.control.expireCampaign(target.campaignId);
     expect((await campaignStatus(target)).phase).toBe('running');
 
     const paging = { recordsPerPage: 5, readShare: 0.1, readsPerSecond: 20 };
     const intervalMs = 1000 / (paging.readShare * paging.readsPerSecond);
-    const callsBefore = proxy.calls.length;
-    const sweep = (await env.client.workflow.execute(ESTATE_SWEEP_WORKFLOW_TYPE, {
+    const callsBefore = stack.proxy(ACCOUNT).calls.length;
+    const sweep = (await stack.client.workflow.execute(ESTATE_SWEEP_WORKFLOW_TYPE, {
       workflowId: `sweep/${ACCOUNT}-test`,
-      taskQueue: WORKFLOW_TASK_QUEUE,
+      taskQueue: stack.workflowTaskQueue,
       args: [{ account: ACCOUNT, paging } satisfies EstateSweepInput],
     })) as SweepStatus;
 
@@ -389,8 +363,9 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
 
     // Within its share: list reads one after another, at least an interval apart on average (two
     // intervals of slack for a first read that waited in the queue).
-    const reads = proxy.calls
-      .slice(callsBefore)
+    const reads = stack
+      .proxy(ACCOUNT)
+      .calls.slice(callsBefore)
       .filter(
         (c) => (c.path === '/v2/brand' || c.path === '/v2/campaign') && c.query.includes('recordsPerPage=5'),
       );
@@ -400,17 +375,17 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     expect(spanMs + 2 * intervalMs).toBeGreaterThanOrEqual((reads.length - 1) * intervalMs);
 
     // The operator's view: the Schedule, a sweep now, the latest sweep's line.
-    expect(await ensureSweepSchedule(env.client, { account: ACCOUNT, every: '1h' })).toBe('created');
-    expect(await ensureSweepSchedule(env.client, { account: ACCOUNT, every: '1h' })).toBe('unchanged');
-    expect(await ensureSweepSchedule(env.client, { account: ACCOUNT, every: '30m' })).toBe('updated');
-    const none = await tcr(['sweep', '--account', 'nobody'], { client: env.client });
+    expect(await ensureSweepSchedule(stack.client, { account: ACCOUNT, every: '1h' })).toBe('created');
+    expect(await ensureSweepSchedule(stack.client, { account: ACCOUNT, every: '1h' })).toBe('unchanged');
+    expect(await ensureSweepSchedule(stack.client, { account: ACCOUNT, every: '30m' })).toBe('updated');
+    const none = await tcr(['sweep', '--account', 'nobody'], { client: stack.client });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('account nobody has no sweep Schedule sweep/nobody');
-    const now = await tcr(['sweep', '--account', ACCOUNT, '--now'], { client: env.client });
+    const now = await tcr(['sweep', '--account', ACCOUNT, '--now'], { client: stack.client });
     expect(now.code, now.stderr).toBe(0);
     const shown = await eventually(
       'the scheduled sweep done',
-      () => tcr(['sweep', '--account', ACCOUNT], { client: env.client }),
+      () => tcr(['sweep', '--account', ACCOUNT], { client: stack.client }),
       (r) => r.stdout.includes('latest sweep') && r.stdout.includes(': done'),
     );
     expect(shown.stdout).toContain(`Schedule sweep/${ACCOUNT}: every 1800s`);
@@ -418,19 +393,18 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
 
     // Workers set the Schedule as they start (TCR_SWEEP_*), with the account's read budget. (The
     // running ones stop first: one connection serves one worker per task queue.)
-    await workers.shutdown();
-    await running;
+    await stack.workers.shutdown();
     const starting = await createWorkers(
       {
         temporal: { address: 'unused (connection given)', namespace: 'default' },
-        accounts: [account()],
+        accounts: [stack.accounts[ACCOUNT]!],
         sweep: { every: '2h', readShare: 0.1, recordsPerPage: 500 },
       },
-      { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
+      { connection: stack.env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
     );
     await starting.shutdown();
     expect(starting.sweepSchedules).toEqual([{ account: ACCOUNT, outcome: 'updated', every: '2h' }]);
-    const after = await tcr(['sweep', '--account', ACCOUNT, '--json'], { client: env.client });
+    const after = await tcr(['sweep', '--account', ACCOUNT, '--json'], { client: stack.client });
     expect(JSON.parse(after.stdout).schedule.every).toEqual(['7200s']);
   }, 240_000);
 });

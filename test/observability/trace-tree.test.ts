@@ -12,7 +12,6 @@
  */
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,26 +23,22 @@ import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { startTracing, type Tracing } from '../../src/observability/tracing.js';
 import { startBrandOrder } from '../../src/orders/brand-client.js';
-import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
-import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
+import { DEFAULT_ACCOUNT } from '../../src/simulator/index.js';
+import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
 import {
   brandRegistration,
   uniqueReference,
   waitForStatus,
   workflowsPath,
 } from '../fixtures/workflow-harness.js';
-import { simulatorAccount } from '../fixtures/workflow-simulator.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+import { workflowBundle } from '../support/temporal-env.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'trace-test-secret-0123456789abcdefghij';
 const ACCOUNT = 'acct-traced';
 
-let env: TestWorkflowEnvironment;
-let sim: RunningSimulator;
+let stack: TestStack;
 let tracing: Tracing;
-let workers: RunningWorkers;
-let running: Promise<void>;
 let ingressClient: Client;
 let ingress: IngressApp;
 let ingressConfig: IngressConfig;
@@ -51,18 +46,12 @@ const exporter = new InMemorySpanExporter();
 
 beforeAll(async () => {
   tracing = startTracing({ serviceName: 'tcr-test', spanProcessor: new SimpleSpanProcessor(exporter) });
-  env = await devServerEnv();
-  sim = await startSimulator({ rateLimits: false });
-  workers = await createWorkers(
-    { temporal: { address: env.address, namespace: 'default' }, accounts: [simulatorAccount(sim, ACCOUNT)] },
-    { connection: env.nativeConnection, tracing },
-  );
-  running = workers.run();
+  stack = await startTestStack({ account: ACCOUNT, simulator: { rateLimits: false }, tracing });
   ingressConfig = parseIngressConfig({
     TCR_WEBHOOK_URL: WEBHOOK_URL,
     TCR_WEBHOOK_SECRETS: SECRET,
     TCR_INGRESS_INTERNAL_LISTEN: 'off',
-    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_ADDRESS: stack.env.address,
     // Tracing on, as an operator turns it on (the spans go to this test's exporter, not to this URL).
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
   });
@@ -78,10 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ingress?.app.close();
   await ingressClient?.connection.close();
-  await workers?.shutdown();
-  await running?.catch(() => undefined);
-  await sim?.close();
-  await env?.teardown();
+  await stack?.close();
   await tracing?.shutdown();
 });
 
@@ -91,16 +77,21 @@ const idleWhenReady = (handle: WorkflowHandle) =>
 
 const byId = (spans: ReadableSpan[]) => new Map(spans.map((s) => [s.spanContext().spanId, s]));
 
-/** The spans of `traceId`, once one named `name` has ended in it (spans end and export as they close). */
+/** The spans of `traceId`, once one named `name` and every span's parent have ended (spans export as they close). */
 async function spansOf(traceId: string, name: RegExp): Promise<ReadableSpan[]> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     await tracing.flush();
     const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
-    if (spans.some((s) => name.test(s.name))) return spans;
+    // Complete: every span's parent has ended too. A workflow's spans are exported through a sink
+    // after its activation, so an activity's span may be exported before the workflow span that
+    // scheduled it.
+    const ids = new Set(spans.map((s) => s.spanContext().spanId));
+    const complete = spans.every((s) => !s.parentSpanId || ids.has(s.parentSpanId));
+    if (complete && spans.some((s) => name.test(s.name))) return spans;
     if (Date.now() > deadline)
       throw new Error(
-        `no span matching ${name} in trace ${traceId}; it has: ${spans.map((s) => s.name).join(', ')}; all: ${exporter
+        `no complete trace ${traceId} with a span matching ${name}; it has: ${spans.map((s) => `${s.name}<${s.parentSpanId ?? ''}`).join(', ')}; all: ${exporter
           .getFinishedSpans()
           .map((s) => `${s.name}@${s.spanContext().traceId.slice(0, 6)}<${s.parentSpanId ?? ''}`)
           .join(', ')}`,
@@ -114,7 +105,7 @@ describe('traces', () => {
     const registration = brandRegistration({ companyName: 'Tracewell Widgets Inc', ein: '98-7654321' });
     const reference = uniqueReference('traced');
     const { handle } = await startBrandOrder(
-      env.client,
+      stack.client,
       { reference, account: ACCOUNT, brand: registration },
       { taskQueue: 'tcr-workflows' },
     );
@@ -192,7 +183,7 @@ describe('traces', () => {
   it('a history recorded with tracing on replays with tracing off', async () => {
     const reference = uniqueReference('traced-replay');
     const { handle } = await startBrandOrder(
-      env.client,
+      stack.client,
       { reference, account: ACCOUNT, brand: brandRegistration() },
       { taskQueue: 'tcr-workflows' },
     );

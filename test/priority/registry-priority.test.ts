@@ -8,10 +8,8 @@
  * ActivityTaskStarted the time each task left the queue), all timestamps from the one server clock.
  */
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryEventSignal } from '../../src/contracts/signals.js';
 import {
@@ -20,17 +18,11 @@ import {
   startBrandOrder,
   waitForBrandPhase,
 } from '../../src/orders/brand-client.js';
-import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
-import {
-  createWorkers,
-  type RunningWorkers,
-  WRITE_ACTIVITIES_PER_ACCOUNT,
-} from '../../src/workers/create-workers.js';
+import { WRITE_ACTIVITIES_PER_ACCOUNT } from '../../src/workers/create-workers.js';
 import { registryPriorityKeys } from '../../src/workflows/entity/stubs.js';
 import { brandOrder } from '../cli/support.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
+import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
 
-const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
 const ACCOUNT = 'local';
 /**
  * Brand orders queued on the account's writes queue (a window's burst, then 2 writes/s: about 20 s of backlog).
@@ -38,38 +30,13 @@ const ACCOUNT = 'local';
  */
 const BACKLOG = Number(process.env.PRIORITY_BACKLOG ?? 60);
 
-let env: TestWorkflowEnvironment;
-let sim: RunningSimulator;
-let workers: RunningWorkers;
-let running: Promise<void>;
+let stack: TestStack;
 
 beforeAll(async () => {
-  env = await devServerEnv();
-  sim = await startSimulator(); // the spec's rate limits: 20 reads/s, 20 writes per 10 s
-  workers = await createWorkers(
-    {
-      temporal: { address: env.address, namespace: 'default' },
-      accounts: [
-        {
-          name: ACCOUNT,
-          environment: 'local',
-          baseUrl: sim.url,
-          apiKey: DEFAULT_ACCOUNT.apiKey,
-          apiSecret: DEFAULT_ACCOUNT.apiSecret,
-        },
-      ],
-    },
-    { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
-  );
-  running = workers.run();
+  stack = await startTestStack({ account: ACCOUNT }); // the spec's rate limits: 20 reads/s, 20 writes per 10 s
 }, 120_000);
 
-afterAll(async () => {
-  await workers?.shutdown();
-  await running?.catch(() => undefined);
-  await sim?.close();
-  await env?.teardown();
-});
+afterAll(() => stack?.close());
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -121,36 +88,36 @@ describe('registry call priorities on one account', () => {
   it("serves an operator's write ahead of a backlog of brand orders, and records each call's priority (operator, webhook, order, poll) in its history", async () => {
     const run = randomUUID().slice(0, 8);
     const operated = `op-${run}`;
-    await startBrandOrder(env.client, brandOrder(operated, ACCOUNT));
+    await startBrandOrder(stack.client, brandOrder(operated, ACCOUNT));
     // A ready brand polled every second: its polls carry the poll priority.
     const polled = `poll-${run}`;
-    await startBrandOrder(env.client, brandOrder(polled, ACCOUNT), {
+    await startBrandOrder(stack.client, brandOrder(polled, ACCOUNT), {
       workflowOptions: { steadyPollMs: 1000 },
     });
-    await waitForBrandPhase(env.client, operated, 'ready', 60_000);
+    await waitForBrandPhase(stack.client, operated, 'ready', 60_000);
 
     // The backlog: BACKLOG registrations, every one scheduled on the writes queue before the operator acts.
     const bulk = Array.from({ length: BACKLOG }, (_, i) => `bulk-${run}-${i}`);
-    await Promise.all(bulk.map((reference) => startBrandOrder(env.client, brandOrder(reference, ACCOUNT))));
+    await Promise.all(bulk.map((reference) => startBrandOrder(stack.client, brandOrder(reference, ACCOUNT))));
     await Promise.all(
       bulk.map((reference) =>
         until(
-          () => activityCalls(env.client, reference),
+          () => activityCalls(stack.client, reference),
           (calls) => calls.some((c) => c.activityType === 'registerBrand'),
           `${reference} scheduled its registration`,
         ),
       ),
     );
 
-    const outcome = await correctBrand(env.client, operated, { patch: { email: 'ops@acme.example' } });
+    const outcome = await correctBrand(stack.client, operated, { patch: { email: 'ops@acme.example' } });
     expect(outcome).toMatchObject({ operation: 'correctBrand', outcome: 'done' });
 
     // A webhook for the operated brand: the read it wakes carries the webhook priority.
-    const status = await waitForBrandPhase(env.client, operated, 'ready', 60_000);
-    const readsBefore = (await activityCalls(env.client, operated)).filter(
+    const status = await waitForBrandPhase(stack.client, operated, 'ready', 60_000);
+    const readsBefore = (await activityCalls(stack.client, operated)).filter(
       (c) => c.activityType === 'getBrand',
     );
-    await brandHandle(env.client, operated).signal(registryEventSignal, {
+    await brandHandle(stack.client, operated).signal(registryEventSignal, {
       event: {
         eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
         brandId: status.brandId!,
@@ -160,7 +127,7 @@ describe('registry call priorities on one account', () => {
       deliveryId: `delivery-${run}`,
     });
     const opCalls = await until(
-      () => activityCalls(env.client, operated),
+      () => activityCalls(stack.client, operated),
       (calls) =>
         calls.filter((c) => c.activityType === 'getBrand' && c.startedAt !== undefined).length >
         readsBefore.length,
@@ -168,10 +135,10 @@ describe('registry call priorities on one account', () => {
     );
     const webhookRead = opCalls.filter((c) => c.activityType === 'getBrand')[readsBefore.length]!;
 
-    for (const reference of bulk) await waitForBrandPhase(env.client, reference, 'ready', 120_000);
+    for (const reference of bulk) await waitForBrandPhase(stack.client, reference, 'ready', 120_000);
     const bulkRegistrations = await Promise.all(
       bulk.map(async (reference) => {
-        const calls = await activityCalls(env.client, reference);
+        const calls = await activityCalls(stack.client, reference);
         return calls.find((c) => c.activityType === 'registerBrand')!;
       }),
     );
@@ -206,7 +173,7 @@ describe('registry call priorities on one account', () => {
     );
     expect(webhookRead.priorityKey).toBe(registryPriorityKeys.webhook);
     const pollCalls = await until(
-      () => activityCalls(env.client, polled),
+      () => activityCalls(stack.client, polled),
       (calls) => calls.filter((c) => c.activityType === 'getBrand').length >= 3,
       'the polled brand read the registry on its steady poll',
     );
@@ -218,6 +185,6 @@ describe('registry call priorities on one account', () => {
       activityType: 'getBrand',
       priorityKey: registryPriorityKeys.poll,
     });
-    await brandHandle(env.client, polled).terminate('test over');
+    await brandHandle(stack.client, polled).terminate('test over');
   }, 1_800_000);
 });
