@@ -8,13 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
 import { parkedEventsByReferenceWorkflowId } from '../../src/contracts/ids.js';
-import {
-  appealBrand,
-  correctBrand,
-  getBrandStatus,
-  orderVet,
-  startBrandOrder,
-} from '../../src/orders/index.js';
+import { appealBrand, correctBrand, getBrandStatus, orderVet } from '../../src/orders/index.js';
 import {
   brandRegistration,
   publicProfitRegistration,
@@ -53,18 +47,14 @@ const transitionTo = (s: BrandStatus, phase: string) =>
 
 describe('brand workflow against the registry simulator (time skipping)', () => {
   it('registers with the reference as referenceId and reaches ready', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
+      const {
+        reference,
         handle,
-        (s) => s.phase === 'ready' && s.waitingFor?.nextPollAt !== undefined,
-      );
+        status: ready,
+      } = await orderBrand({
+        until: (s) => s.phase === 'ready' && s.waitingFor?.nextPollAt !== undefined,
+      });
       const found = await brandsByReference(harness, reference);
       expect(found.totalRecords).toBe(1);
       expect(found.records[0]?.brandId).toBe(ready.brandId);
@@ -75,16 +65,12 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('PUBLIC_PROFIT: contact verified at the simulator, webhook lost, recovered by polling', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
       // NOVERIFY: the simulator verifies this contact only through its control API.
-      const brand = { ...publicProfitRegistration(), businessContactEmail: 'cfo.NOVERIFY@acme.example' };
-      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
-      track(handle);
-      const waiting = await waitForStatus(
-        handle,
-        (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
-      );
+      const { handle, status: waiting } = await orderBrand({
+        brand: { ...publicProfitRegistration(), businessContactEmail: 'cfo.NOVERIFY@acme.example' },
+        until: (s) => s.phase === 'awaiting-contact-verification' && s.waitingFor?.nextPollAt !== undefined,
+      });
       expect(waiting.contactVerifiedAt).toBeUndefined();
       await harness.control.verifyContact(waiting.brandId!);
       // Nobody subscribed to the simulator's webhooks: only the reconciliation poll can notice.
@@ -97,11 +83,10 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('SOLE_PROPRIETOR: SELF_DECLARED until the mobile phone is verified, then ready', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
       // NOVERIFY: the simulator verifies this sole proprietor's phone only through its control API.
       const brand = {
-        entityType: 'SOLE_PROPRIETOR',
+        entityType: 'SOLE_PROPRIETOR' as const,
         displayName: 'Jane Doe Tutoring',
         firstName: 'Jane',
         lastName: 'Doe',
@@ -113,12 +98,11 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
         country: 'US',
         email: 'jane.NOVERIFY@example.com',
       };
-      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
-      track(handle);
-      const waiting = await waitForStatus(
-        handle,
-        (s) => s.phase === 'awaiting-sole-proprietor-verification' && s.waitingFor?.nextPollAt !== undefined,
-      );
+      const { handle, status: waiting } = await orderBrand({
+        brand,
+        until: (s) =>
+          s.phase === 'awaiting-sole-proprietor-verification' && s.waitingFor?.nextPollAt !== undefined,
+      });
       expect(waiting.identityStatus).toBe('SELF_DECLARED');
       await harness.control.verifyContact(waiting.brandId!);
       await env.sleep('5 minutes');
@@ -129,12 +113,15 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('UNVERIFIED (name marker) → correctBrand + revet → ready', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
-      const brand = brandRegistration({ companyName: 'Acme UNVERIFIED Widgets Inc' });
-      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
-      track(handle);
-      const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
+      const {
+        reference,
+        handle,
+        status: stuck,
+      } = await orderBrand({
+        brand: brandRegistration({ companyName: 'Acme UNVERIFIED Widgets Inc' }),
+        until: (s) => s.phase === 'needs-correction',
+      });
       expect(stuck.identityStatus).toBe('UNVERIFIED');
       expect(stuck.needsAction.map((a) => a.key)).toContain('identity');
       const corrected = await correctBrand(env.client, reference, {
@@ -155,12 +142,15 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('NEEDSAPPEAL → appeal → appeal-pending → approved at the simulator → ready', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
-      const brand = brandRegistration({ companyName: 'Acme NEEDSAPPEAL Widgets Inc' });
-      const { handle } = await startBrandOrder(env.client, { reference, account, brand }, { taskQueue });
-      track(handle);
-      const stuck = await waitForStatus(handle, (s) => s.phase === 'needs-correction');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
+      const {
+        reference,
+        handle,
+        status: stuck,
+      } = await orderBrand({
+        brand: brandRegistration({ companyName: 'Acme NEEDSAPPEAL Widgets Inc' }),
+        until: (s) => s.phase === 'needs-correction',
+      });
       const pending = await appealBrand(env.client, reference, {
         appealCategories: ['VERIFY_IDENTITY'],
         attachmentUuids: [],
@@ -178,15 +168,8 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('a vet ordered at the simulator and decided through the control API: score recorded, VETTED_VERIFIED', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
+      const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
       await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
       const ordered = await waitForStatus(
         handle,
@@ -208,21 +191,18 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('a registry timeout after commit on POST /brand/nonBlocking: exactly one brand at the simulator', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
       await harness.control.addFault({
         kind: 'timeout-after-commit',
         method: 'POST',
         pathPattern: '^/v2/brand/nonBlocking$',
         delayMs: 200,
       });
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready', 30_000);
+      const {
+        reference,
+        handle,
+        status: ready,
+      } = await orderBrand({ until: (s) => s.phase === 'ready', timeoutMs: 30_000 });
       expect(await harness.control.faults()).toEqual([]); // the fault fired
       const found = await brandsByReference(harness, reference);
       expect(found.totalRecords).toBe(1);
@@ -232,17 +212,13 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   });
 
   it('a 429 storm is back-pressure: the brand still reaches ready', async () => {
-    await withSimulatorWorkers(env, harness.sim, async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference('sim');
+    await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
       await harness.control.addFault({ kind: 'rate-limit', count: 5, retryAfterSeconds: 1 });
       const started = Date.now();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready', 60_000);
+      const { reference, status: ready } = await orderBrand({
+        until: (s) => s.phase === 'ready',
+        timeoutMs: 60_000,
+      });
       expect(await harness.control.faults()).toEqual([]); // all five 429s were answered
       // Each 429 was retried after the registry's Retry-After (1 s), not at once.
       expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
@@ -262,7 +238,7 @@ describe('webhooks through the real ingress (time skipping)', () => {
   });
 
   it('events parked under the brand reference before the workflow started are claimed at start', async () => {
-    await withSimulatorWorkers(env, hooked.sim, async ({ taskQueue, account, track }) => {
+    await withSimulatorWorkers(env, hooked.sim, async ({ taskQueue, orderBrand }) => {
       const ingress = await startSubscribedIngress(env.client, hooked, ['BRAND'], taskQueue);
       try {
         const reference = uniqueReference('parked');
@@ -281,16 +257,10 @@ describe('webhooks through the real ingress (time skipping)', () => {
         const parked = env.client.workflow.getHandle(parkedId);
         expect((await parked.describe()).status.name).toBe('RUNNING');
 
-        const { handle } = await startBrandOrder(
-          env.client,
-          { reference, account, brand: brandRegistration() },
-          { taskQueue },
-        );
-        track(handle);
-        const status = await waitForStatus(
-          handle,
-          (s) => s.phase === 'ready' && s.audit.entries.some((e) => e.cause === 'webhook'),
-        );
+        const { status } = await orderBrand({
+          reference,
+          until: (s) => s.phase === 'ready' && s.audit.entries.some((e) => e.cause === 'webhook'),
+        });
         const claim = status.audit.entries.find((e) => e.event === 'claimed-parked-events');
         expect(claim?.detail).toBe(parkedId);
         // The registration found the brand by its reference: still one brand.
@@ -304,21 +274,18 @@ describe('webhooks through the real ingress (time skipping)', () => {
   });
 
   it('a vetting webhook is forwarded by the brand to its vet child, which wakes before its first poll', async () => {
-    await withSimulatorWorkers(env, hooked.sim, async ({ taskQueue, account, track }) => {
+    await withSimulatorWorkers(env, hooked.sim, async ({ taskQueue, orderBrand }) => {
       const ingress = await startSubscribedIngress(env.client, hooked, ['BRAND', 'VETTING'], taskQueue);
       try {
-        const reference = uniqueReference('vetfwd');
-        const { handle } = await startBrandOrder(
-          env.client,
-          { reference, account, brand: brandRegistration() },
+        const {
+          reference,
+          handle,
+          status: ready,
+        } = await orderBrand({
           // The vet polls only after 6 h of workflow time, which this test never lets pass.
-          {
-            taskQueue,
-            workflowOptions: { vetPoll: { initialMs: 6 * 3_600_000, maxMs: 6 * 3_600_000, factor: 2 } },
-          },
-        );
-        track(handle);
-        const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+          workflowOptions: { vetPoll: { initialMs: 6 * 3_600_000, maxMs: 6 * 3_600_000, factor: 2 } },
+          until: (s) => s.phase === 'ready',
+        });
         await orderVet(env.client, reference, { evpId: 'WMC', vettingClass: 'STANDARD' });
         const ordered = await waitForStatus(
           handle,

@@ -2,13 +2,12 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryEventSignal } from '../../src/contracts/signals.js';
-import { orderVet, startBrandOrder } from '../../src/orders/index.js';
+import { orderVet } from '../../src/orders/index.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
   delivery,
   recordHistory,
-  uniqueReference,
   waitForStatus,
   withWorkers,
 } from '../fixtures/workflow-harness.js';
@@ -27,15 +26,8 @@ const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fa
 describe('external vetting', () => {
   it('a vet answered at hour 47 makes the brand VETTED_VERIFIED with its score', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+      const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
       await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
       const ordered = await waitForStatus(
         handle,
@@ -74,15 +66,11 @@ describe('external vetting', () => {
 
   it('a vet never answered times out at 48 h + grace and the brand needs action', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue, workflowOptions: { vetGraceMs: 3600_000 } },
-      );
-      track(handle);
-      await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+      const { reference, handle } = await orderBrand({
+        workflowOptions: { vetGraceMs: 3600_000 },
+        until: (s) => s.phase === 'ready',
+      });
       await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
       await env.sleep('48 hours');
       expect((await waitForStatus(handle, () => true)).vets[0]?.state).toBe('pending');
@@ -95,15 +83,8 @@ describe('external vetting', () => {
 
   it('a FAILED vet carries its reasons; dropped webhook recovered by the vet poll', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+      const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
       await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
       const ordered = await waitForStatus(
         handle,
@@ -123,15 +104,15 @@ describe('external vetting', () => {
 
   it('enhanced-after-low-score policy orders an ENHANCED vet after a low STANDARD score', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ taskQueue, account, track }) => {
-      const reference = uniqueReference();
-      const { handle } = await startBrandOrder(
-        env.client,
-        { reference, account, brand: brandRegistration() },
-        { taskQueue, workflowOptions: { enhancedVetPolicy: { belowScore: 50, evpId: 'WMC' } } },
-      );
-      track(handle);
-      const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+      const {
+        reference,
+        handle,
+        status: ready,
+      } = await orderBrand({
+        workflowOptions: { enhancedVetPolicy: { belowScore: 50, evpId: 'WMC' } },
+        until: (s) => s.phase === 'ready',
+      });
       await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
       const ordered = await waitForStatus(
         handle,
@@ -150,39 +131,31 @@ describe('external vetting', () => {
 
   it('refuses a POLITICAL vet for a 501(c)(3) non-profit in the validator; an expired political vet is reported', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ taskQueue, account, track }) => {
-      const npo = uniqueReference('npo');
-      const started = await startBrandOrder(
-        env.client,
-        { reference: npo, account, brand: brandRegistration({ entityType: 'NON_PROFIT' }) },
-        { taskQueue },
-      );
-      track(started.handle);
-      const ready = await waitForStatus(started.handle, (s) => s.phase === 'ready');
+    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+      const started = await orderBrand({
+        brand: brandRegistration({ entityType: 'NON_PROFIT' }),
+        until: (s) => s.phase === 'ready',
+      });
+      const ready = started.status;
       fake.setOptionalAttributes(ready.brandId!, { taxExemptStatus: '501(c)(3)' });
       await started.handle.signal(
         registryEventSignal,
         delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId: ready.brandId! }),
       );
       await waitForStatus(started.handle, (s) => s.optionalAttributes.taxExemptStatus === '501(c)(3)');
-      const error = await orderVet(env.client, npo, { evpId: 'AEGIS', vettingClass: 'POLITICAL' }).catch(
-        (e: unknown) => e,
-      );
+      const error = await orderVet(env.client, started.reference, {
+        evpId: 'AEGIS',
+        vettingClass: 'POLITICAL',
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
       expect(String((error as Error & { cause?: Error }).cause?.message)).toMatch(
         /already has Political access/,
       );
       expect(fake.callCount('orderExternalVet')).toBe(0);
 
-      const pac = uniqueReference('pac');
-      const other = await startBrandOrder(
-        env.client,
-        { reference: pac, account, brand: brandRegistration() },
-        { taskQueue },
-      );
-      track(other.handle);
-      const pacReady = await waitForStatus(other.handle, (s) => s.phase === 'ready');
-      await orderVet(env.client, pac, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
+      const other = await orderBrand({ until: (s) => s.phase === 'ready' });
+      const pacReady = other.status;
+      await orderVet(env.client, other.reference, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
       const ordered = await waitForStatus(
         other.handle,
         (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
