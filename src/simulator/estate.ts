@@ -8,6 +8,27 @@ import { z } from 'zod';
 import { seededRandom } from '../common/seeded-random.js';
 import type { SimContext } from './context.js';
 import { badRequest, ErrorCode } from './errors.js';
+import {
+  BRAND_WEIGHTS,
+  CAMPAIGN_WEIGHTS,
+  chooser,
+  DCA_PATHS,
+  digits,
+  ENTITY_TYPES_NOT_SOLE,
+  FIRST,
+  LAST,
+  pick,
+  SEEDED_BRAND_KINDS,
+  SEEDED_CAMPAIGN_KINDS,
+  SEEDED_MNOS,
+  type SeededBrandKind,
+  type SeededCampaignKind,
+  STANDARD_USE_CASES,
+  STREETS,
+  TRADES,
+  WORDS_A,
+  WORDS_B,
+} from './estate-mix.js';
 import { type MnoMetadata, mnoMetadataFor } from './mno-rules.js';
 import { addMonths } from './records.js';
 import { US_STATES, USE_CASES, VERTICALS } from './reference-data.js';
@@ -45,50 +66,6 @@ export const SeedSchema = z
 /** What the control API takes (`seed` defaults to 1). */
 export type SeedInput = z.input<typeof SeedSchema>;
 
-/** Brand kinds: identity status, brand status and the vet, if any. */
-export const SEEDED_BRAND_KINDS = [
-  'VERIFIED',
-  'VETTED_VERIFIED',
-  'UNVERIFIED',
-  'SELF_DECLARED',
-  'VERIFIED_VET_PENDING',
-  'VERIFIED_VET_FAILED',
-  'VERIFIED_VET_EXPIRED',
-  'DELETED',
-] as const;
-export type SeededBrandKind = (typeof SEEDED_BRAND_KINDS)[number];
-const BRAND_WEIGHTS: Record<SeededBrandKind, number> = {
-  VERIFIED: 34,
-  VETTED_VERIFIED: 25,
-  UNVERIFIED: 8,
-  SELF_DECLARED: 15,
-  VERIFIED_VET_PENDING: 5,
-  VERIFIED_VET_FAILED: 5,
-  VERIFIED_VET_EXPIRED: 5,
-  DELETED: 3,
-};
-
-/** Campaign kinds, as a client would tell them apart from the registry's records and sharing. */
-export const SEEDED_CAMPAIGN_KINDS = [
-  'ACTIVE',
-  'NOT_SHARED',
-  'SHARE_PENDING',
-  'PENDING_DCA',
-  'REJECTED',
-  'SUSPENDED',
-  'EXPIRED',
-] as const;
-export type SeededCampaignKind = (typeof SEEDED_CAMPAIGN_KINDS)[number];
-const CAMPAIGN_WEIGHTS: Record<SeededCampaignKind, number> = {
-  ACTIVE: 58,
-  NOT_SHARED: 3,
-  SHARE_PENDING: 4,
-  PENDING_DCA: 8,
-  REJECTED: 5,
-  SUSPENDED: 4,
-  EXPIRED: 18,
-};
-
 export interface SeedResult {
   cspId: string;
   seed: number;
@@ -103,67 +80,7 @@ export interface SeedResult {
   lastCampaignId: string | null;
 }
 
-/** The first records take every kind in turn (so any count of at least the kinds has each), then by weight. */
-function chooser<K extends string>(kinds: readonly K[], weights: Record<K, number>, random: () => number) {
-  const total = kinds.reduce((sum, k) => sum + weights[k], 0);
-  let n = 0;
-  return (): K => {
-    const i = n++;
-    if (i < kinds.length) return kinds[i]!;
-    let r = random() * total;
-    for (const k of kinds) {
-      r -= weights[k];
-      if (r < 0) return k;
-    }
-    return kinds[kinds.length - 1]!;
-  };
-}
-
-const WORDS_A = [
-  'North',
-  'Blue',
-  'Cedar',
-  'Harbor',
-  'Summit',
-  'River',
-  'Maple',
-  'Granite',
-  'Silver',
-  'Prairie',
-];
-const WORDS_B = ['Ridge', 'Point', 'Field', 'Stone', 'Valley', 'Bridge', 'Grove', 'Peak', 'Lake', 'Hill'];
-const TRADES = ['Dental', 'Logistics', 'Bakery', 'Clinic', 'Motors', 'Realty', 'Fitness', 'Supply', 'Labs'];
-const FIRST = ['Alex', 'Sam', 'Jordan', 'Casey', 'Riley', 'Morgan', 'Taylor', 'Jamie'];
-const LAST = ['Example', 'Sample', 'Placeholder', 'Fictional', 'Testperson'];
-const STREETS = ['Main St', 'Oak Ave', 'Elm St', 'Pine Rd', 'Lake Dr', 'Park Blvd'];
-const ENTITY_TYPES_NOT_SOLE = [
-  'PRIVATE_PROFIT',
-  'PRIVATE_PROFIT',
-  'PUBLIC_PROFIT',
-  'NON_PROFIT',
-  'GOVERNMENT',
-];
-const STANDARD_USE_CASES = [
-  '2FA',
-  'ACCOUNT_NOTIFICATION',
-  'CUSTOMER_CARE',
-  'DELIVERY_NOTIFICATION',
-  'MARKETING',
-  'LOW_VOLUME',
-].filter((id) => USE_CASES[id]);
-const DCA_PATHS: { upstream: string; dca: string }[] = [
-  { upstream: 'SINCH', dca: 'SINCH' },
-  { upstream: 'BANDWIDTH', dca: 'BANDWIDTH' },
-  { upstream: 'CSPUPSTREAM', dca: 'SINCH' },
-  { upstream: 'CSPRELAY', dca: 'BANDWIDTH' },
-];
-/** MNOs a seeded campaign is registered with (AT&T, T-Mobile, Verizon Wireless). */
-const SEEDED_MNOS = [10017, 10035, 10038];
 const DAY = 86_400_000;
-
-const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-const digits = (random: () => number, n: number) =>
-  Array.from({ length: n }, () => Math.floor(random() * 10)).join('');
 const dateOnly = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function seedEstate(ctx: SimContext, cspId: string, input: z.output<typeof SeedSchema>): SeedResult {

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { SimulatorControlError } from '../../src/simulator/control-client.js';
-import { SEEDED_BRAND_KINDS, SEEDED_CAMPAIGN_KINDS } from '../../src/simulator/estate.js';
+import { SEEDED_BRAND_KINDS, SEEDED_CAMPAIGN_KINDS } from '../../src/simulator/estate-mix.js';
 import { MAX_RECORDS_PER_PAGE } from '../../src/simulator/records.js';
 import { tempDir } from '../support/temp-dir.js';
 import { type Api, type Json, privateBrand, startApi } from './helpers.js';
