@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brandWorkflowId } from '../../src/contracts/ids.js';
@@ -17,16 +15,15 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { type RecordingOwners, startRecordingOwners } from '../fixtures/recording-owners.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
 import { SwitchableProxy } from '../support/switchable-proxy.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 // A Temporal outage longer than the registry's whole 4xx/5xx retry schedule (13 retries, ~25 h),
 // in simulator time (1 simulated hour = 0.1 s). With the default answer to a failed hand-off (the
 // connection is closed: a network error, which the registry retries linearly without expiry) the
 // event survives and reaches its workflow when Temporal is back. With 503 it is discarded: the
 // reason the default is what it is (docs/ingress.md).
-const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const SECRET = 'outage-beyond-retries-secret-0123456789';
 const TIME_SCALE = 36_000;
 const SCHEDULE_MS = RETRY_SCHEDULE_SECONDS.reduce((a, b) => a + b, 0) * 1000;
@@ -42,20 +39,15 @@ interface Lane {
 
 describe('Temporal down for longer than the retry schedule', () => {
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   let proxy: SwitchableProxy;
   const lanes: Lane[] = [];
-  const taskQueue = `ingress-long-outage-${randomUUID()}`;
+  let taskQueue: string;
+  let owners: RecordingOwners;
 
   beforeAll(async () => {
-    env = await devServerEnv();
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(workflowsPath),
-    });
-    running = worker.run();
+    owners = await startRecordingOwners('ingress-long-outage');
+    env = owners.env;
+    taskQueue = owners.taskQueue;
     const [host, port] = env.address.split(':');
     proxy = new SwitchableProxy({ host: host!, port: Number(port) });
     await proxy.listen(); // down until up()
@@ -68,9 +60,7 @@ describe('Temporal down for longer than the retry schedule', () => {
       await lane.client.connection.close();
     }
     await proxy?.close();
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
+    await owners?.close();
   });
 
   /** A simulator whose brand events go to an ingress that reaches Temporal only through the proxy. */

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -18,11 +17,11 @@ import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { parkedEventsQuery } from '../../src/workflows/parked-events.js';
 import { finish, learnRegistryId, recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { ingressWorkflowsPath } from '../fixtures/recording-owners.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 // Routing on the dev server (visibility queries need it): by reference, by registry id through the
 // search attributes, parking before the owner knows its id, claiming, and duplicates.
-const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'routing-secret-0123456789abcdefghijklm';
 const taskQueue = `ingress-routing-${randomUUID()}`;
@@ -83,7 +82,7 @@ describe('routing on the dev server', () => {
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowBundle: await workflowBundle(workflowsPath),
+      workflowBundle: await workflowBundle(ingressWorkflowsPath),
     });
     running = worker.run();
     // The ingress runs on its own client, as in production; the tests drive workflows on env.client.

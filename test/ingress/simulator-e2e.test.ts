@@ -1,60 +1,41 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brandWorkflowId } from '../../src/contracts/ids.js';
 import { parseIngressConfig } from '../../src/ingress/config.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
-import { SimulatorControl } from '../../src/simulator/control-client.js';
-import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
+import type { SimulatorControl } from '../../src/simulator/control-client.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import { type RecordingOwners, startRecordingOwners } from '../fixtures/recording-owners.js';
+import { type SimulatorHarness, startTestSimulator } from '../fixtures/workflow-simulator.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
 import { SwitchableProxy } from '../support/switchable-proxy.js';
-import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
 // The simulator's real webhooks, end to end: subscription, signing (hex here), FIFO delivery and
 // the retry schedule under time scaling, into a workflow through the ingress.
-const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const SECRET = 'e2e-webhook-secret';
 
 const brand = (referenceId: string) => privateBrandFields({ referenceId });
 
 describe('simulator webhooks through the ingress', () => {
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   let sim: RunningSimulator;
   let control: SimulatorControl;
+  let api: SimulatorHarness['api'];
   let ingress: RunningIngress;
   let front: SwitchableProxy;
   let ingressClient: Client;
-  const taskQueue = `ingress-e2e-${randomUUID()}`;
-
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${sim.apiBaseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Basic ${Buffer.from(`${DEFAULT_ACCOUNT.apiKey}:${DEFAULT_ACCOUNT.apiSecret}`).toString('base64')}`,
-        'content-type': 'application/json',
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  let taskQueue: string;
+  let owners: RecordingOwners;
 
   beforeAll(async () => {
-    env = await devServerEnv();
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(workflowsPath),
-    });
-    running = worker.run();
+    owners = await startRecordingOwners('ingress-e2e');
+    env = owners.env;
+    taskQueue = owners.taskQueue;
     ingressClient = createIngressClient({ temporalAddress: env.address, temporalNamespace: 'default' });
     // The webhook URL's port is a proxy's, bound once; the ingress listens on port 0 behind it.
     front = new SwitchableProxy({ host: '127.0.0.1', port: 0 });
@@ -72,8 +53,7 @@ describe('simulator webhooks through the ingress', () => {
     });
     front.forwardTo({ host: '127.0.0.1', port: Number(new URL(ingress.url).port) });
     await front.up();
-    sim = await startSimulator({ rateLimits: false, timeScale: 3600 });
-    control = new SimulatorControl(sim.url);
+    ({ sim, control, api } = await startTestSimulator({ rateLimits: false, timeScale: 3600 }));
     await control.setWebhookSecret({ secret: SECRET, digestEncoding: 'hex' });
     const subscribed = await api('PUT', '/webhook/subscription', {
       eventCategory: 'BRAND',
@@ -86,9 +66,7 @@ describe('simulator webhooks through the ingress', () => {
     await front?.close();
     await ingress?.close();
     await ingressClient?.connection.close();
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
+    await owners?.close();
   });
 
   it('delivers a brand registration event to the brand workflow, after a rejected first attempt', async () => {
@@ -104,7 +82,7 @@ describe('simulator webhooks through the ingress', () => {
     await control.addFault({ kind: 'webhook-bad-signature', eventType: 'BRAND_ADD', count: 1 });
     const registered = await api('POST', '/brand/nonBlocking', brand(ref));
     expect(registered.status).toBe(200);
-    const brandId = registered.body.brandId as string;
+    const { brandId } = registered.body as { brandId: string };
 
     const delivered = await control.waitForDelivery(
       (d) => d.outcome === 'DELIVERED' && d.event.brandReferenceId === ref,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
@@ -12,32 +11,29 @@ import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { parkedEvents } from '../../src/workflows/parked-events.js';
 import { recordedQuery, recordingOwner } from '../fixtures/ingress-workflows.js';
+import {
+  ingressWorkflowsPath,
+  type RecordingOwners,
+  startRecordingOwners,
+} from '../fixtures/recording-owners.js';
 import { SwitchableProxy } from '../support/switchable-proxy.js';
-import { devServerEnv, timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
+import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
 
-const workflowsPath = fileURLToPath(new URL('../fixtures/ingress-workflows.ts', import.meta.url));
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'outage-secret-0123456789abcdefghijklmn';
 
 describe('Temporal down, then up', () => {
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
-  const taskQueue = `ingress-outage-${randomUUID()}`;
+  let taskQueue: string;
+  let owners: RecordingOwners;
 
   beforeAll(async () => {
-    env = await devServerEnv();
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(workflowsPath),
-    });
-    running = worker.run();
+    owners = await startRecordingOwners('ingress-outage');
+    env = owners.env;
+    taskQueue = owners.taskQueue;
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
+    await owners?.close();
   });
 
   it('answers 503 while Temporal is unreachable and 200 after, and the event arrives once', async () => {
@@ -156,7 +152,7 @@ describe('parkedEvents retention (time-skipping)', () => {
       const worker = await Worker.create({
         connection: env.nativeConnection,
         taskQueue,
-        workflowBundle: await workflowBundle(workflowsPath),
+        workflowBundle: await workflowBundle(ingressWorkflowsPath),
       });
       const result = await worker.runUntil(async () => {
         const delivery = (n: number) => ({
