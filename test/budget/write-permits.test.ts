@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RegistryAbortedError } from '../../src/registry/errors.js';
 import { clearRateLimiters, currentWritePermits, withWritePermits } from '../../src/registry/rate-limiter.js';
 import { MockRegistry, mockRegistryClient } from '../registry/support/mock-registry.js';
+import { brandRegistrationFor } from '../support/brand-fixtures.js';
 
 const registries: MockRegistry[] = [];
 afterEach(async () => {
@@ -15,15 +16,7 @@ afterEach(async () => {
   clearRateLimiters();
 });
 
-const brandOrder = (referenceId: string) => ({
-  referenceId,
-  entityType: 'PRIVATE_PROFIT' as const,
-  displayName: 'Acme',
-  companyName: 'Acme Inc',
-  ein: '123456789',
-  country: 'US',
-  email: 'ops@acme.example',
-});
+const brandOrder = brandRegistrationFor;
 
 describe('writes under shared permits', () => {
   it('takes one permit per write, none per read, and bypasses the process bucket', async () => {

@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWrite } from '../../bench/support/counting-proxy.js';
 import { createEstateActivities } from '../../src/activities/estate-activities.js';
+import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
 import type { BrandStatus } from '../../src/contracts/brand.js';
 import type { CampaignStatus } from '../../src/contracts/campaign.js';
 import {
@@ -34,15 +35,8 @@ import { workflowBundle } from '../support/temporal-env.js';
 
 const ACCOUNT = 'acme-estate';
 
-interface BrandRecord {
-  brandId: string;
-  referenceId?: string | null;
-  entityType: string;
-  status: string;
-  identityStatus: string;
-  businessContactEmailVerifiedDate?: string | null;
-  mobilePhoneVerifiedDate?: string | null;
-}
+/** A brand's record as the registry lists it: the fields the product reads too (BrandSnapshot). */
+type BrandRecord = Omit<BrandSnapshot, 'optionalAttributes'>;
 interface CampaignRecord {
   campaignId: string;
   referenceId?: string | null;

@@ -1,4 +1,5 @@
-import net from 'node:net';
+import type net from 'node:net';
+import { listenOnLoopback, pipeTo } from '../support/tcp-pipe.js';
 
 /**
  * A TCP proxy that accepts connections and answers nothing until `up()`: a Temporal that hangs (or a
@@ -16,13 +17,7 @@ export class HangingProxy {
   port = 0;
 
   async listen(): Promise<number> {
-    const server = net.createServer((inbound) => this.accept(inbound));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    this.server = server;
-    this.port = (server.address() as net.AddressInfo).port;
+    ({ server: this.server, port: this.port } = await listenOnLoopback((inbound) => this.accept(inbound)));
     return this.port;
   }
 
@@ -56,17 +51,7 @@ export class HangingProxy {
   }
 
   private forward(inbound: net.Socket): void {
-    const target = this.target!;
-    const outbound = net.connect(target.port, target.host);
-    for (const s of [inbound, outbound]) {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-      s.on('error', () => {
-        inbound.destroy();
-        outbound.destroy();
-      });
-    }
-    inbound.pipe(outbound).pipe(inbound);
+    pipeTo(inbound, this.target!, this.sockets);
     inbound.resume();
   }
 }

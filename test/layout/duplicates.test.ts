@@ -1,5 +1,5 @@
 /**
- * Code written twice (issue 20): every file under src/ is read as its significant lines (trimmed,
+ * Code written twice (issue 20): every file under src/ and test/ is read as its significant lines (trimmed,
  * whitespace collapsed; blank lines, comments, imports, lines of brackets alone and bare names in a
  * list such as an object literal's shorthand fields left out), each run
  * of WINDOW such lines is hashed, and two places with the same hashes for consecutive windows are one
@@ -21,12 +21,15 @@ const root = join(import.meta.dirname, '..', '..');
 /** Lines in a window: a duplicated block has at least this many significant lines. */
 const WINDOW = 6;
 
-/** Declarative data and schemas (paths under src/): long, regular, and alike by nature. */
+/** The trees checked, as paths from the repository's root. */
+const TREES = ['src', 'test'] as const;
+
+/** Declarative data and schemas: long, regular, and alike by nature. */
 const IGNORED: readonly string[] = [
-  'registry/schemas.ts',
-  'simulator/reference-data.ts',
-  'simulator/brand-schemas.ts',
-  'simulator/campaign-schemas.ts',
+  'src/registry/schemas.ts',
+  'src/simulator/reference-data.ts',
+  'src/simulator/brand-schemas.ts',
+  'src/simulator/campaign-schemas.ts',
 ];
 
 interface SignificantLine {
@@ -144,15 +147,14 @@ function baseline(): string[] {
 }
 
 describe('duplicate code', () => {
-  const src = join(root, 'src');
   const files = new Map(
-    sourceFiles(src)
-      .map((file) => [relative(src, file), readFileSync(file, 'utf8')] as const)
+    TREES.flatMap((tree) => sourceFiles(join(root, tree)))
+      .map((file) => [relative(root, file), readFileSync(file, 'utf8')] as const)
       .filter(([path]) => !IGNORED.includes(path)),
   );
   const duplicates = findDuplicates(files);
 
-  it('no duplicated block of 6 or more significant lines in src/, outside the baseline', () => {
+  it('no duplicated block of 6 or more significant lines in src/ and test/, outside the baseline', () => {
     const listed = new Set(baseline());
     const added = duplicates.filter((d) => !listed.has(d.key)).map((d) => `${d.key}  (${d.where})`);
     expect(added, 'new duplicates (both places named): factor them out').toEqual([]);
@@ -164,7 +166,7 @@ describe('duplicate code', () => {
   });
 
   it('ignores only files that exist', () => {
-    for (const path of IGNORED) expect(() => readFileSync(join(src, path)), path).not.toThrow();
+    for (const path of IGNORED) expect(() => readFileSync(join(root, path)), path).not.toThrow();
   });
 
   it('finds a duplicated block once, with both places, and not a repetition within a window', () => {

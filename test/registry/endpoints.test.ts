@@ -6,6 +6,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RegistryClient } from '../../src/registry/client.js';
+import { brandRegistrationFor } from '../support/brand-fixtures.js';
 
 const ORIGIN = 'https://registry.endpoints.test';
 const KEY = 'endpoint-key';
@@ -16,6 +17,19 @@ interface Seen {
   path: string;
   body: unknown;
   authorization: string | undefined;
+}
+
+/** A staging client of the test origin whose requests go to `agent` (no rate limits). */
+function clientOn(agent: MockAgent): RegistryClient {
+  return new RegistryClient({
+    environment: 'staging',
+    baseUrl: ORIGIN,
+    allowedHosts: ['registry.endpoints.test'],
+    apiKey: KEY,
+    apiSecret: SECRET,
+    rateLimits: false,
+    dispatcher: agent,
+  });
 }
 
 function setup(status: number, reply: unknown) {
@@ -40,15 +54,7 @@ function setup(status: number, reply: unknown) {
       };
     })
     .persist();
-  const client = new RegistryClient({
-    environment: 'staging',
-    baseUrl: ORIGIN,
-    allowedHosts: ['registry.endpoints.test'],
-    apiKey: KEY,
-    apiSecret: SECRET,
-    rateLimits: false,
-    dispatcher: agent,
-  });
+  const client = clientOn(agent);
   return { agent, seen, client };
 }
 
@@ -76,16 +82,7 @@ const vet = {
   vettingStatus: 'PENDING',
   vettingScore: null,
 };
-const brandOrder = {
-  referenceId: 'ref-1',
-  entityType: 'PRIVATE_PROFIT' as const,
-  displayName: 'Acme',
-  companyName: 'Acme Inc',
-  ein: '123456789',
-  country: 'US',
-  email: 'ops@acme.example',
-  phone: '+12025550100',
-};
+const brandOrder = brandRegistrationFor('ref-1');
 const campaignOrder = {
   referenceId: 'camp-1',
   brandId: 'B1',
@@ -467,21 +464,13 @@ describe('every endpoint', () => {
       posted = JSON.parse(String(opts.body));
       return { statusCode: 200, data: JSON.stringify(brand) };
     });
-    const client = new RegistryClient({
-      environment: 'staging',
-      baseUrl: ORIGIN,
-      allowedHosts: ['registry.endpoints.test'],
-      apiKey: KEY,
-      apiSecret: SECRET,
-      rateLimits: false,
-      dispatcher: agent,
-    });
+    const client = clientOn(agent);
     const result = await client.registerBrand(brandOrder);
     expect(result).toMatchObject({ brandId: 'B1', alreadyExisted: false, extra: 'kept' });
     expect(posted).toMatchObject({
       referenceId: 'ref-1',
       entityType: 'PRIVATE_PROFIT',
-      companyName: 'Acme Inc',
+      companyName: brandOrder.companyName,
     });
   });
 
@@ -497,15 +486,7 @@ describe('every endpoint', () => {
       campaignId: 'C9',
       mnoMetadata: { '10017': { qualify: true, mno: 'AT&T', brandTier: 'LOW' } },
     });
-    const client = new RegistryClient({
-      environment: 'staging',
-      baseUrl: ORIGIN,
-      allowedHosts: ['registry.endpoints.test'],
-      apiKey: KEY,
-      apiSecret: SECRET,
-      rateLimits: false,
-      dispatcher: agent,
-    });
+    const client = clientOn(agent);
     const result = await client.createCampaign(campaignOrder);
     expect(result).toEqual({
       campaignId: 'C9',
@@ -536,15 +517,7 @@ describe('every endpoint', () => {
         };
       })
       .persist();
-    const client = new RegistryClient({
-      environment: 'staging',
-      baseUrl: ORIGIN,
-      allowedHosts: ['registry.endpoints.test'],
-      apiKey: KEY,
-      apiSecret: SECRET,
-      rateLimits: false,
-      dispatcher: agent,
-    });
+    const client = clientOn(agent);
     const ids: string[] = [];
     for await (const c of client.campaigns({ brandId: 'B1', recordsPerPage: 3 })) ids.push(c.campaignId);
     expect(ids).toEqual(all.map((c) => c.campaignId));

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RegistryClient, RegistryClientOptions } from '../../src/registry/client.js';
 import { RegistryTimeoutError } from '../../src/registry/errors.js';
 import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
+import { brandRegistrationFor } from '../support/brand-fixtures.js';
 import { MOCK_ORIGIN, MockRegistry, mockRegistryClient } from './support/mock-registry.js';
 
 const registries: MockRegistry[] = [];
@@ -21,15 +22,7 @@ function clientFor(registry: MockRegistry, extra: Partial<RegistryClientOptions>
   return mockRegistryClient(registry, extra);
 }
 
-const brandOrder = (referenceId: string) => ({
-  referenceId,
-  entityType: 'PRIVATE_PROFIT' as const,
-  displayName: 'Acme',
-  companyName: 'Acme Inc',
-  ein: '123456789',
-  country: 'US',
-  email: 'ops@acme.example',
-});
+const brandOrder = brandRegistrationFor;
 
 const campaignOrder = (referenceId: string) => ({
   referenceId,

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { WebSocket } from 'undici';
+import { headlessArgs } from './chromium.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -52,16 +53,8 @@ export class Browser {
     const child = spawn(
       chromium,
       [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
+        ...headlessArgs(userDataDir),
         '--window-size=1400,900',
-        `--user-data-dir=${userDataDir}`,
         '--remote-debugging-address=127.0.0.1',
         '--remote-debugging-port=0',
         'about:blank',

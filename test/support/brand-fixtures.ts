@@ -1,3 +1,5 @@
+import type { BrandRegistrationInput } from '../../src/registry/schemas.js';
+
 /**
  * Registration fields of a PRIVATE_PROFIT brand that the simulator verifies at once (no contact
  * verification, no name marker): the one valid brand every suite starts from and varies.
@@ -21,4 +23,12 @@ export function privateBrandFields<T extends Record<string, unknown>>(overrides:
     brandRelationship: 'BASIC_ACCOUNT',
     ...overrides,
   };
+}
+
+/** The brand above under `referenceId`, typed as the registry client and the orders take it. */
+export function brandRegistrationFor(
+  referenceId: string,
+  overrides: Partial<BrandRegistrationInput> = {},
+): BrandRegistrationInput {
+  return privateBrandFields({ referenceId, ...overrides }) as BrandRegistrationInput;
 }

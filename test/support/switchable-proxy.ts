@@ -1,4 +1,5 @@
-import net from 'node:net';
+import type net from 'node:net';
+import { listenOnLoopback, pipeTo } from './tcp-pipe.js';
 
 /**
  * A TCP proxy (in front of Temporal, or of an ingress) that can be taken down and up again. It binds
@@ -24,13 +25,7 @@ export class SwitchableProxy {
   /** Binds a free loopback port (once) and starts down: connections are reset until `up()`. */
   async listen(): Promise<number> {
     if (this.server) return this.port;
-    const server = net.createServer((inbound) => this.accept(inbound));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    this.server = server;
-    this.port = (server.address() as net.AddressInfo).port;
+    ({ server: this.server, port: this.port } = await listenOnLoopback((inbound) => this.accept(inbound)));
     return this.port;
   }
 
@@ -60,15 +55,6 @@ export class SwitchableProxy {
       inbound.resetAndDestroy();
       return;
     }
-    const outbound = net.connect(this.target.port, this.target.host);
-    for (const s of [inbound, outbound]) {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-      s.on('error', () => {
-        inbound.destroy();
-        outbound.destroy();
-      });
-    }
-    inbound.pipe(outbound).pipe(inbound);
+    pipeTo(inbound, this.target, this.sockets);
   }
 }
