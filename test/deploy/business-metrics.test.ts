@@ -23,16 +23,14 @@ import {
   registryEndpointTemplate,
   runtimeTelemetryOptions,
 } from '../../src/observability/index.js';
-import { waitForBrandPhase } from '../../src/orders/brand-client.js';
-import { startCampaignOrder, waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
+import { waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import { correctBrand, startBrandOrder } from '../../src/orders/index.js';
 import { actionKeyClass } from '../../src/workflows/entity/metrics.js';
 import {
   deliver,
-  privateBrand,
-  qualifyingCampaign,
+  orderBenchBrand,
+  orderBenchCampaign,
   startCampaignBench,
-  uniqueRef,
 } from '../fixtures/campaign-env.js';
 import { brandRegistration, uniqueReference, waitForStatus } from '../fixtures/workflow-harness.js';
 import {
@@ -248,29 +246,10 @@ describe('business metrics on the worker Prometheus endpoint', () => {
   it('counts a campaign to running: time to running, the billed creation, no ids in labels', async () => {
     const bench = await startCampaignBench(env);
     try {
-      const brandReference = uniqueRef('brand');
-      bench.track(
-        (
-          await startBrandOrder(
-            env.client,
-            { reference: brandReference, account: bench.account, brand: privateBrand() },
-            { taskQueue: bench.taskQueue },
-          )
-        ).handle,
-      );
-      const brand = await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
-      const reference = uniqueRef('camp');
-      const { handle } = await startCampaignOrder(
-        env.client,
-        {
-          reference,
-          account: bench.account,
-          brandReference,
-          upstreamCnpId: 'SINCH',
-          campaign: qualifyingCampaign(),
-        },
-        { taskQueue: bench.taskQueue },
-      );
+      const ordered = await orderBenchBrand(bench, { until: 'ready' });
+      bench.track(ordered.handle);
+      const brand = ordered.status!;
+      const { reference, handle } = await orderBenchCampaign(bench, ordered.brandReference);
       bench.track(handle);
       const shared = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
       const campaignId = shared.campaignId as string;
@@ -308,7 +287,7 @@ describe('business metrics on the worker Prometheus endpoint', () => {
         }),
         shown,
       ).not.toEqual([]);
-      assertNoLabelContains(samples, [reference, brandReference, campaignId, brand.brandId]);
+      assertNoLabelContains(samples, [reference, ordered.brandReference, campaignId, brand.brandId]);
     } finally {
       await bench.endWorkflows();
       await bench.close();

@@ -9,7 +9,7 @@ import { CampaignIdKey, PhaseKey } from '../../src/contracts/search-attributes.j
 import { startBrandOrder } from '../../src/orders/brand-client.js';
 import { startCampaignOrder, waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import { EVENT_CATEGORIES } from '../../src/simulator/index.js';
-import { privateBrand, qualifyingCampaign, uniqueRef } from '../fixtures/campaign-env.js';
+import { publicProfitBrand, qualifyingCampaign, uniqueRef } from '../fixtures/campaign-env.js';
 import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
 
 const ACCOUNT = 'e2e-local';
@@ -39,13 +39,7 @@ describe('brand order to running campaign, end to end', () => {
       {
         reference: brandReference,
         account: ACCOUNT,
-        brand: privateBrand({
-          entityType: 'PUBLIC_PROFIT',
-          companyName: 'Acme Public Corp',
-          stockSymbol: 'ACME',
-          stockExchange: 'NASDAQ',
-          businessContactEmail: 'cfo@acme.example',
-        }),
+        brand: publicProfitBrand(),
       },
       { taskQueue: stack.workflowTaskQueue },
     );

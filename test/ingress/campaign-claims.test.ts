@@ -19,14 +19,15 @@ import {
 } from '../../src/contracts/ids.js';
 import { registryEventSignal } from '../../src/contracts/signals.js';
 import { EventRouter } from '../../src/ingress/router.js';
-import { getBrandStatus, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
-import { getCampaignStatus, startCampaignOrder } from '../../src/orders/campaign-orders.js';
+import { getBrandStatus, startBrandOrder } from '../../src/orders/brand-client.js';
+import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import type { RegistryEvent } from '../../src/registry/events.js';
 import { type ParkedEventsInput, parkedEventsQuery } from '../../src/workflows/parked-events.js';
 import {
   type CampaignBench,
+  orderBenchBrand,
+  orderBenchCampaign,
   privateBrand,
-  qualifyingCampaign,
   startCampaignBench,
   uniqueRef,
 } from '../fixtures/campaign-env.js';
@@ -59,31 +60,25 @@ async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
 }
 
 async function readyBrand(): Promise<string> {
-  const brandReference = uniqueRef('brand');
-  const { handle } = await startBrandOrder(
-    env.client,
-    { reference: brandReference, account: bench.account, brand: privateBrand() },
-    { taskQueue: bench.taskQueue },
-  );
+  const { brandReference, handle } = await orderBenchBrand(bench, { until: 'ready' });
   handles.push(handle);
-  await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
   return brandReference;
 }
 
 async function startCampaign(reference: string, brandReference: string) {
-  const { handle } = await startCampaignOrder(
-    env.client,
-    {
-      reference,
-      account: bench.account,
-      brandReference,
-      upstreamCnpId: 'SINCH',
-      campaign: qualifyingCampaign(),
-    },
-    { taskQueue: bench.taskQueue },
-  );
+  const { handle } = await orderBenchCampaign(bench, brandReference, { reference });
   handles.push(handle);
   return handle;
+}
+
+/** The parked events workflow `parkedId` forwarded its one event to the campaign `reference` and holds none. */
+async function expectForwardedOnce(parkedId: string, reference: string) {
+  const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
+  expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
+    owner: campaignWorkflowId(reference),
+    forwarded: 1,
+    held: 0,
+  });
 }
 
 const delivery = (event: RegistryEvent) => ({
@@ -147,12 +142,7 @@ describe('the campaign workflow claims its parked events', () => {
     expect(
       status.audit.entries.some((e) => e.event === 'event' && e.detail?.startsWith('CAMPAIGN_NUDGE')),
     ).toBe(true);
-    const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
-    expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
-      owner: campaignWorkflowId(reference),
-      forwarded: 1,
-      held: 0,
-    });
+    await expectForwardedOnce(parkedId, reference);
     expect(status.deliveries).toEqual({ received: 1, duplicates: 0 });
   });
 
@@ -185,12 +175,7 @@ describe('the campaign workflow claims its parked events', () => {
     expect(
       status.audit.entries.filter((e) => e.event === 'claimed-parked-events').map((e) => e.detail),
     ).toContain(parkedId);
-    const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
-    expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
-      owner: campaignWorkflowId(reference),
-      forwarded: 1,
-      held: 0,
-    });
+    await expectForwardedOnce(parkedId, reference);
     expect(status.deliveries).toEqual({ received: 1, duplicates: 0 });
   });
 });

@@ -20,7 +20,6 @@ import {
   cancelCampaign,
   getCampaignStatus,
   resubmitCampaign,
-  startCampaignOrder,
   waitForCampaignPhase,
 } from '../../src/orders/campaign-orders.js';
 import {
@@ -28,8 +27,8 @@ import {
   type CampaignCallSite,
   deliver,
   type FaultStatus,
+  orderBenchCampaign,
   privateBrand,
-  qualifyingCampaign,
   startCampaignBench,
   uniqueRef,
 } from '../fixtures/campaign-env.js';
@@ -63,18 +62,7 @@ afterAll(async () => {
 async function order(
   opts: { upstreamCnpId?: string } = {},
 ): Promise<{ reference: string; handle: WorkflowHandle }> {
-  const reference = uniqueRef('camp');
-  const { handle } = await startCampaignOrder(
-    env.client,
-    {
-      reference,
-      account: bench.account,
-      brandReference,
-      upstreamCnpId: opts.upstreamCnpId ?? 'SINCH',
-      campaign: qualifyingCampaign(),
-    },
-    { taskQueue: bench.taskQueue },
-  );
+  const { reference, handle } = await orderBenchCampaign(bench, brandReference, opts);
   started.push(handle);
   return { reference, handle };
 }

@@ -4,24 +4,16 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  getBrandStatus,
-  orderVet,
-  startBrandOrder,
-  waitForBrandPhase,
-} from '../../src/orders/brand-client.js';
-import {
-  getCampaignStatus,
-  startCampaignOrder,
-  waitForCampaignPhase,
-} from '../../src/orders/campaign-orders.js';
+import { getBrandStatus, orderVet } from '../../src/orders/brand-client.js';
+import { getCampaignStatus, waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import {
   type CampaignBench,
   deliver,
+  orderBenchBrand,
+  orderBenchCampaign,
   privateBrand,
-  qualifyingCampaign,
+  publicProfitBrand,
   startCampaignBench,
-  uniqueRef,
 } from '../fixtures/campaign-env.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
@@ -50,44 +42,15 @@ async function campaignsAtRegistry(reference: string) {
 
 describe('before any billable call', () => {
   it('waits for the brand; past the deadline raises needs-action; proceeds once the registry confirms the brand', async () => {
-    const brandReference = uniqueRef('pub');
-    const brand = await startBrandOrder(
-      env.client,
-      {
-        reference: brandReference,
-        account: bench.account,
-        brand: privateBrand({
-          entityType: 'PUBLIC_PROFIT',
-          companyName: 'Acme Public Corp',
-          stockSymbol: 'ACME',
-          stockExchange: 'NASDAQ',
-          businessContactEmail: 'cfo@acme.example',
-        }),
-      },
-      { taskQueue: bench.taskQueue },
-    );
+    const brand = await orderBenchBrand(bench, {
+      brand: publicProfitBrand(),
+      until: 'awaiting-contact-verification',
+    });
     handles.push(brand.handle);
-    const waitingBrand = await waitForBrandPhase(
-      env.client,
-      brandReference,
-      'awaiting-contact-verification',
-      20_000,
-    );
-    const reference = uniqueRef('gate');
-    const { handle } = await startCampaignOrder(
-      env.client,
-      {
-        reference,
-        account: bench.account,
-        brandReference,
-        upstreamCnpId: 'SINCH',
-        campaign: qualifyingCampaign(),
-      },
-      {
-        taskQueue: bench.taskQueue,
-        workflowOptions: { brandReadyDeadlineMs: 30 * MINUTE, steadyPollMs: HOUR },
-      },
-    );
+    const waitingBrand = brand.status!;
+    const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, {
+      workflowOptions: { brandReadyDeadlineMs: 30 * MINUTE, steadyPollMs: HOUR },
+    });
     handles.push(handle);
     let waiting = await waitForCampaignPhase(env.client, reference, 'awaiting-brand', 20_000);
     for (let i = 0; i < 100 && !waiting.brandReadiness; i++) {
@@ -113,26 +76,11 @@ describe('before any billable call', () => {
   });
 
   it('refuses a sub-use-case count outside the use case min..max before any registry write', async () => {
-    const brandReference = uniqueRef('brand');
-    const brand = await startBrandOrder(
-      env.client,
-      { reference: brandReference, account: bench.account, brand: privateBrand() },
-      { taskQueue: bench.taskQueue },
-    );
+    const brand = await orderBenchBrand(bench, { until: 'ready' });
     handles.push(brand.handle);
-    await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
-    const reference = uniqueRef('mixed');
-    const { handle } = await startCampaignOrder(
-      env.client,
-      {
-        reference,
-        account: bench.account,
-        brandReference,
-        upstreamCnpId: 'SINCH',
-        campaign: qualifyingCampaign({ usecase: 'MIXED', subUsecases: ['ACCOUNT_NOTIFICATION'] }),
-      },
-      { taskQueue: bench.taskQueue },
-    );
+    const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, {
+      campaign: { usecase: 'MIXED', subUsecases: ['ACCOUNT_NOTIFICATION'] },
+    });
     handles.push(handle);
     const refused = await waitForCampaignPhase(env.client, reference, 'refused', 20_000);
     expect(refused.refusal?.details.join('\n')).toMatch(
@@ -144,18 +92,12 @@ describe('before any billable call', () => {
 
 describe('political campaigns', () => {
   it('a political campaign is marked deactivated when the brand political vet expires', async () => {
-    const brandReference = uniqueRef('pol');
-    const brand = await startBrandOrder(
-      env.client,
-      {
-        reference: brandReference,
-        account: bench.account,
-        brand: privateBrand({ vertical: 'POLITICAL' }),
-      },
-      { taskQueue: bench.taskQueue },
-    );
+    const brand = await orderBenchBrand(bench, {
+      brand: privateBrand({ vertical: 'POLITICAL' }),
+      until: 'ready',
+    });
     handles.push(brand.handle);
-    await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
+    const { brandReference } = brand;
     const ordered = await orderVet(env.client, brandReference, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
     expect(ordered.outcome).toBe('done');
     // The vet workflow orders it at the registry: its vettingId shows in the brand's status.
@@ -167,21 +109,9 @@ describe('political campaigns', () => {
     expect(vettingId).toEqual(expect.any(String));
     await bench.control.decideVet(vettingId!, { outcome: 'ACTIVE', score: 80 });
 
-    const reference = uniqueRef('polc');
-    const { handle } = await startCampaignOrder(
-      env.client,
-      {
-        reference,
-        account: bench.account,
-        brandReference,
-        upstreamCnpId: 'SINCH',
-        campaign: qualifyingCampaign({
-          usecase: 'POLITICAL',
-          description: 'Get out the vote reminders for our members',
-        }),
-      },
-      { taskQueue: bench.taskQueue },
-    );
+    const { reference, handle } = await orderBenchCampaign(bench, brandReference, {
+      campaign: { usecase: 'POLITICAL', description: 'Get out the vote reminders for our members' },
+    });
     handles.push(handle);
     // The builder may need the vet to be seen ACTIVE: the vet workflow polls it.
     await env.sleep(5 * MINUTE);

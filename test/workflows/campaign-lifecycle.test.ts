@@ -6,8 +6,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../../src/contracts/campaign.js';
-import { startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import type { CampaignPhase, CampaignStatus } from '../../src/contracts/campaign.js';
 import {
   acknowledgeCampaignAction,
   approveCampaignFee,
@@ -22,10 +21,10 @@ import {
 import {
   type CampaignBench,
   deliver,
-  privateBrand,
+  orderBenchBrand,
+  orderBenchCampaign,
   qualifyingCampaign,
   startCampaignBench,
-  uniqueRef,
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
@@ -61,44 +60,13 @@ async function waitForIdleCampaign(reference: string, phase: CampaignPhase): Pro
   }
 }
 
-async function readyBrand(): Promise<{ brandReference: string; brandId: string }> {
-  const brandReference = uniqueRef('brand');
-  const { handle } = await startBrandOrder(
-    env.client,
-    { reference: brandReference, account: bench.account, brand: privateBrand() },
-    { taskQueue: bench.taskQueue },
-  );
+/** A ready brand and a campaign of it (a qualifying one shared with SINCH unless told otherwise), both tracked. */
+async function order(opts: Parameters<typeof orderBenchCampaign>[2] = {}) {
+  const brand = await orderBenchBrand(bench, { until: 'ready' });
+  handles.push(brand.handle);
+  const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, opts);
   handles.push(handle);
-  const status = await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
-  return { brandReference, brandId: status.brandId! };
-}
-
-async function order(
-  overrides: {
-    campaign?: Record<string, unknown>;
-    upstreamCnpId?: string;
-    requireFeeApproval?: boolean;
-    options?: CampaignWorkflowOptions;
-  } = {},
-) {
-  const { brandReference, brandId } = await readyBrand();
-  const reference = uniqueRef('camp');
-  const started = await startCampaignOrder(
-    env.client,
-    {
-      reference,
-      account: bench.account,
-      brandReference,
-      upstreamCnpId: overrides.upstreamCnpId ?? 'SINCH',
-      ...(overrides.requireFeeApproval !== undefined
-        ? { requireFeeApproval: overrides.requireFeeApproval }
-        : {}),
-      campaign: qualifyingCampaign(overrides.campaign),
-    },
-    { taskQueue: bench.taskQueue, ...(overrides.options ? { workflowOptions: overrides.options } : {}) },
-  );
-  handles.push(started.handle);
-  return { reference, brandReference, brandId, handle: started.handle };
+  return { reference, brandReference: brand.brandReference, brandId: brand.status!.brandId!, handle };
 }
 
 async function fees(campaignId?: string) {
@@ -404,7 +372,7 @@ describe('campaign lifecycle', () => {
   });
 
   it('continue-as-new keeps state', async () => {
-    const { reference, handle } = await order({ options: { continueAsNewAtHistoryLength: 60 } });
+    const { reference, handle } = await order({ workflowOptions: { continueAsNewAtHistoryLength: 60 } });
     const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
     const campaignId = pending.campaignId!;
     await bench.control.acceptShare(campaignId);
