@@ -18,6 +18,7 @@ import { waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
 import type { parkedEvents } from '../../src/workflows/parked-events.js';
+import { qualifyingCampaign } from '../fixtures/campaign-env.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 import { brandOrder, tcr, tempDir, writeJson } from './support.js';
 
@@ -184,20 +185,13 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       brandReference: brandRef,
       upstreamCnpId: 'SINCH',
       requireFeeApproval: true,
-      campaign: {
-        usecase: 'ACCOUNT_NOTIFICATION',
+      campaign: qualifyingCampaign({
         description: 'Account balance and payment reminders for Globex customers',
         sample1: 'Globex: your balance is $12.30. Reply STOP to opt out.',
         sample2: 'Globex: payment received, thank you. Reply HELP for help.',
         messageFlow: 'Customers opt in on the account settings page at https://globex.example/settings',
-        subscriberOptin: true,
-        subscriberOptout: true,
-        subscriberHelp: true,
-        optinKeywords: 'START',
-        optoutKeywords: 'STOP',
-        helpKeywords: 'HELP',
         helpMessage: 'Globex: help at https://globex.example/help',
-      },
+      }),
     });
     const created = await tcr(['campaign', 'create', file], { client: env.client });
     expect(created.code, created.stderr).toBe(0);

@@ -11,8 +11,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EncryptionCodec, Keyring, writeKeyFile } from '../../src/codec/index.js';
-import { signEvent } from '../../src/ingress/signature.js';
-import { startIngressProcess } from '../support/ingress-process.js';
+import { postSignedEvent, startIngressProcess } from '../support/ingress-process.js';
 import { devServerEnv } from '../support/temporal-env.js';
 import { historyLeaks, locatedHistoryPayloads, payloadEncoding } from './history-leaks.js';
 
@@ -55,14 +54,11 @@ it('encrypts what it hands to Temporal with the key file it is given, and logs n
       brandReferenceId: 'northwind-codec',
       description: `Business contact ${EMAIL} verified for EIN ${EIN}`,
     };
-    const response = await fetch(`${url}/webhooks/registry`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-      },
-      body: JSON.stringify(event),
-    });
+    const response = await postSignedEvent(
+      `${url}/webhooks/registry`,
+      { secret: SECRET, webhookUrl: WEBHOOK_URL },
+      event,
+    );
     expect(response.status).toBe(200);
     const ack = (await response.json()) as { outcome: string; workflowId: string };
     expect(ack.outcome).toBe('parked');

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { IngressConfigError, parseIngressConfig } from '../../src/ingress/config.js';
+import { parseIngressConfig } from '../../src/ingress/config.js';
 import {
   canonicalJson,
   decodeDigest,
@@ -11,6 +11,7 @@ import {
 import { SourceAddressPolicy } from '../../src/ingress/source-addresses.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { jcsVectors } from '../fixtures/ingress-jcs-vectors.js';
+import { ingressConfigProblem } from './ingress-test-config.js';
 
 describe('RFC 8785 canonicalization (json-canonicalize)', () => {
   it.each(jcsVectors.map((v) => [v.name, v] as const))('official vector %s', (_name, vector) => {
@@ -131,15 +132,7 @@ describe('parseIngressConfig', () => {
   });
 
   it('names the variable that is wrong and never echoes a secret', () => {
-    const attempt = (env: NodeJS.ProcessEnv) => {
-      try {
-        parseIngressConfig(env);
-      } catch (error) {
-        expect(error).toBeInstanceOf(IngressConfigError);
-        return (error as Error).message;
-      }
-      throw new Error('expected a configuration error');
-    };
+    const attempt = ingressConfigProblem;
     expect(attempt({ TCR_WEBHOOK_SECRETS: 'x' })).toContain('TCR_WEBHOOK_URL');
     expect(attempt({ ...minimal, TCR_WEBHOOK_SECRETS: ' , ' })).toContain('TCR_WEBHOOK_SECRETS');
     expect(attempt({ ...minimal, TCR_INGRESS_PORT: 'eighty' })).toContain('TCR_INGRESS_PORT');

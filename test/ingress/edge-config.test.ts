@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { loggableUrl } from '../../src/ingress/app.js';
-import { IngressConfigError, parseIngressConfig } from '../../src/ingress/config.js';
+import { parseIngressConfig } from '../../src/ingress/config.js';
 import { isLoopbackHost } from '../../src/ingress/source-addresses.js';
 import { openAllowListWarning } from '../../src/ingress/warnings.js';
+import { ingressConfigProblem } from './ingress-test-config.js';
 
 // The edge settings of the ingress configuration: limits, the internal listener, and the start-up
 // refusals of a webhook URL that cannot work.
 const SECRET = 'edge-config-secret-0123456789abcdefgh';
 const base = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: SECRET };
 
-const problem = (env: NodeJS.ProcessEnv): string => {
-  try {
-    parseIngressConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(IngressConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a configuration error');
-};
+const problem = ingressConfigProblem;
 
 describe('ingress edge configuration', () => {
   it('refuses an inline secret shorter than 32 bytes off loopback, naming its position, not its value', () => {

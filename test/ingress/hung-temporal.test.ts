@@ -7,13 +7,13 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseIngressConfig } from '../../src/ingress/config.js';
 import { IngressConnection } from '../../src/ingress/native-connection.js';
 import { startIngress } from '../../src/ingress/server.js';
 import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { devServerEnv } from '../support/temporal-env.js';
 import { HangingProxy } from './hanging-proxy.js';
+import { failFastIngressConfig } from './ingress-test-config.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'hung-temporal-secret-0123456789abcdefgh';
@@ -125,14 +125,7 @@ describe('a Temporal that accepts connections and never answers', () => {
       temporalNamespace: env.namespace ?? 'default',
     });
     const ingress = await startIngress({
-      config: parseIngressConfig({
-        TCR_WEBHOOK_URL: WEBHOOK_URL,
-        TCR_WEBHOOK_SECRETS: SECRET,
-        TCR_INGRESS_PORT: '0',
-        TCR_INGRESS_HANDOFF_TIMEOUT_MS: '1000',
-        TCR_INGRESS_HANDOFF_FAILURE: '503',
-        TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
-      }),
+      config: failFastIngressConfig({ url: WEBHOOK_URL, secret: SECRET }),
       client,
       logger: pino({ level: 'silent' }),
     });

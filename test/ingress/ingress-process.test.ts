@@ -4,8 +4,7 @@
  * stop is written before it exits.
  */
 import { expect, it } from 'vitest';
-import { signEvent } from '../../src/ingress/signature.js';
-import { startIngressProcess } from '../support/ingress-process.js';
+import { postSignedEvent, startIngressProcess } from '../support/ingress-process.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'process-secret-0123456789abcdefghijklm';
@@ -24,14 +23,11 @@ it('writes each event to the log within a second and flushes the rest on SIGTERM
   try {
     const post = async (n: number) => {
       const event = { eventType: 'SOMETHING_NEW', cspId: 'CSPLOCAL', description: `process test ${n}` };
-      const response = await fetch(`${url}/webhooks/registry`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-        },
-        body: JSON.stringify(event),
-      });
+      const response = await postSignedEvent(
+        `${url}/webhooks/registry`,
+        { secret: SECRET, webhookUrl: WEBHOOK_URL },
+        event,
+      );
       expect(response.status).toBe(200);
       return ((await response.json()) as { deliveryId: string }).deliveryId;
     };

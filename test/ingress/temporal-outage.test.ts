@@ -5,7 +5,6 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brandWorkflowId } from '../../src/contracts/ids.js';
 import { registryEventSignal } from '../../src/contracts/signals.js';
-import { parseIngressConfig } from '../../src/ingress/config.js';
 import { startIngress } from '../../src/ingress/server.js';
 import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
@@ -18,6 +17,7 @@ import {
 } from '../fixtures/recording-owners.js';
 import { SwitchableProxy } from '../support/switchable-proxy.js';
 import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
+import { failFastIngressConfig } from './ingress-test-config.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'outage-secret-0123456789abcdefghijklmn';
@@ -46,17 +46,10 @@ describe('Temporal down, then up', () => {
       temporalNamespace: env.namespace ?? 'default',
     });
     const ingress = await startIngress({
-      config: {
-        ...parseIngressConfig({
-          TCR_WEBHOOK_URL: WEBHOOK_URL,
-          TCR_WEBHOOK_SECRETS: SECRET,
-          TCR_INGRESS_PORT: '0',
-          TCR_INGRESS_HANDOFF_TIMEOUT_MS: '1000',
-          TCR_INGRESS_HANDOFF_FAILURE: '503',
-          TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
-          TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
-        }),
-      },
+      config: failFastIngressConfig(
+        { url: WEBHOOK_URL, secret: SECRET },
+        { TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue },
+      ),
       client,
       logger: pino({ level: 'silent' }),
     });

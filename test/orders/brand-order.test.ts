@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OrderValidationError, parseBrandOrder } from '../../src/orders/brand-order.js';
+import { publicProfitBrandFields } from '../support/brand-fixtures.js';
 
 function errorsOf(order: unknown): string[] {
   try {
@@ -11,26 +12,15 @@ function errorsOf(order: unknown): string[] {
   throw new Error('the order was accepted');
 }
 
-const publicBrand = {
-  entityType: 'PUBLIC_PROFIT',
+const publicBrand = publicProfitBrandFields({
   displayName: 'Globex',
   companyName: 'Globex Corporation',
-  ein: '123456789',
-  einIssuingCountry: 'US',
-  phone: '+12025550123',
-  street: '1 Main St',
-  city: 'Springfield',
-  state: 'IL',
-  postalCode: '62701',
-  country: 'US',
   email: 'ops@globex.example',
   website: 'https://globex.example',
   vertical: 'TECHNOLOGY',
-  brandRelationship: 'BASIC_ACCOUNT',
   businessContactEmail: 'cfo@globex.example',
   stockSymbol: 'GLBX',
-  stockExchange: 'NASDAQ',
-};
+});
 
 describe('brand orders are refused with every field error at once', () => {
   it('accepts a complete PUBLIC_PROFIT order', () => {

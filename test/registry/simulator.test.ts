@@ -14,6 +14,7 @@ import {
 } from '../../src/registry/errors.js';
 import { clearRateLimiters } from '../../src/registry/rate-limiter.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
+import { qualifyingCampaign } from '../fixtures/campaign-env.js';
 
 let sim: RunningSimulator;
 let client: RegistryClient;
@@ -75,20 +76,16 @@ const brandOrder = (referenceId: string, extra: Record<string, unknown> = {}) =>
 const campaignOrder = (referenceId: string, brandId: string) => ({
   referenceId,
   brandId,
-  usecase: 'MARKETING',
-  description: 'Weekly offers for customers who opted in at checkout.',
-  messageFlow: 'Customers opt in at checkout by ticking a box next to the phone number field.',
-  sample1: 'Acme: 20% off this week. Reply STOP to opt out.',
-  sample2: 'Acme: new arrivals are in. Reply HELP for help, STOP to opt out.',
-  subscriberOptin: true,
-  subscriberOptout: true,
-  subscriberHelp: true,
-  optinKeywords: 'START',
-  optoutKeywords: 'STOP',
-  helpKeywords: 'HELP',
-  optinMessage: 'Acme: you are subscribed. Reply STOP to opt out.',
-  optoutMessage: 'Acme: you are unsubscribed.',
-  helpMessage: 'Acme: help at acme.example. Reply STOP to opt out.',
+  ...qualifyingCampaign({
+    usecase: 'MARKETING',
+    description: 'Weekly offers for customers who opted in at checkout.',
+    messageFlow: 'Customers opt in at checkout by ticking a box next to the phone number field.',
+    sample1: 'Acme: 20% off this week. Reply STOP to opt out.',
+    sample2: 'Acme: new arrivals are in. Reply HELP for help, STOP to opt out.',
+    optinMessage: 'Acme: you are subscribed. Reply STOP to opt out.',
+    optoutMessage: 'Acme: you are unsubscribed.',
+    helpMessage: 'Acme: help at acme.example. Reply STOP to opt out.',
+  }),
 });
 
 describe('client against the simulator', () => {

@@ -7,7 +7,7 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from '../../src/simulator/index.js';
-import { privateBrandFields } from '../support/brand-fixtures.js';
+import { privateBrandFields, publicProfitBrandFields } from '../support/brand-fixtures.js';
 
 /** Response bodies in tests are arbitrary JSON, read field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON under test is inspected dynamically
@@ -55,16 +55,7 @@ export function privateBrand(overrides: Record<string, unknown> = {}) {
   return privateBrandFields(overrides);
 }
 
-export function publicBrand(overrides: Record<string, unknown> = {}) {
-  return privateBrand({
-    entityType: 'PUBLIC_PROFIT',
-    companyName: 'Acme Public Corp',
-    stockSymbol: 'ACME',
-    stockExchange: 'NASDAQ',
-    businessContactEmail: 'cfo@acme.example',
-    ...overrides,
-  });
-}
+export const publicBrand = publicProfitBrandFields;
 
 export function soleBrand(overrides: Record<string, unknown> = {}) {
   return {

@@ -25,6 +25,18 @@ export function privateBrandFields<T extends Record<string, unknown>>(overrides:
   };
 }
 
+/** A PUBLIC_PROFIT brand (its business contact must be verified first), varied by `overrides`. */
+export function publicProfitBrandFields(overrides: Record<string, unknown> = {}) {
+  return privateBrandFields({
+    entityType: 'PUBLIC_PROFIT',
+    companyName: 'Acme Public Corp',
+    stockSymbol: 'ACME',
+    stockExchange: 'NASDAQ',
+    businessContactEmail: 'cfo@acme.example',
+    ...overrides,
+  });
+}
+
 /** The brand above under `referenceId`, typed as the registry client and the orders take it. */
 export function brandRegistrationFor(
   referenceId: string,

@@ -8,9 +8,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
 import { parkedEventsByReferenceWorkflowId } from '../../src/contracts/ids.js';
-import { appealBrand, correctBrand, getBrandStatus, orderVet } from '../../src/orders/index.js';
+import { appealBrand, correctBrand, getBrandStatus } from '../../src/orders/index.js';
 import {
   brandRegistration,
+  orderVetAndWait,
   publicProfitRegistration,
   recordHistory,
   uniqueReference,
@@ -170,11 +171,10 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
   it('a vet ordered at the simulator and decided through the control API: score recorded, VETTED_VERIFIED', async () => {
     await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
       const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
-      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
-      const ordered = await waitForStatus(
-        handle,
-        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
-      );
+      const ordered = await orderVetAndWait(env.client, handle, reference, {
+        evpId: 'AEGIS',
+        vettingClass: 'STANDARD',
+      });
       const vet = ordered.vets[0];
       expect(vet?.state).toBe('pending');
       expect(vet?.vettingId).toBeDefined();
@@ -286,11 +286,10 @@ describe('webhooks through the real ingress (time skipping)', () => {
           workflowOptions: { vetPoll: { initialMs: 6 * 3_600_000, maxMs: 6 * 3_600_000, factor: 2 } },
           until: (s) => s.phase === 'ready',
         });
-        await orderVet(env.client, reference, { evpId: 'WMC', vettingClass: 'STANDARD' });
-        const ordered = await waitForStatus(
-          handle,
-          (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
-        );
+        const ordered = await orderVetAndWait(env.client, handle, reference, {
+          evpId: 'WMC',
+          vettingClass: 'STANDARD',
+        });
         const vettingId = ordered.vets[0]!.vettingId!;
         await hooked.control.decideVet(vettingId, { outcome: 'ACTIVE', score: 79 }, ready.brandId);
         const scored = await hooked.control.waitForDelivery(

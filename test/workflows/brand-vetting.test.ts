@@ -7,7 +7,9 @@ import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
   delivery,
+  orderVetAndWait,
   recordHistory,
+  type TestWorkers,
   waitForStatus,
   withWorkers,
 } from '../fixtures/workflow-harness.js';
@@ -23,16 +25,21 @@ afterAll(async () => {
 
 const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fake.writeActivities() });
 
+/** A ready brand with a STANDARD vet ordered from AEGIS and placed at the registry. */
+async function readyWithStandardVet(orderBrand: TestWorkers['orderBrand']) {
+  const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
+  const ordered = await orderVetAndWait(env.client, handle, reference, {
+    evpId: 'AEGIS',
+    vettingClass: 'STANDARD',
+  });
+  return { reference, handle, ready, ordered };
+}
+
 describe('external vetting', () => {
   it('a vet answered at hour 47 makes the brand VETTED_VERIFIED with its score', async () => {
     const fake = new FakeRegistry();
     await withWorkers(env, acts(fake), async ({ orderBrand }) => {
-      const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
-      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
-      const ordered = await waitForStatus(
-        handle,
-        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
-      );
+      const { handle, ready, ordered } = await readyWithStandardVet(orderBrand);
       const vet = ordered.vets[0]!;
       expect(vet.state).toBe('pending');
       expect(vet.vettingId).toBeDefined();
@@ -84,12 +91,7 @@ describe('external vetting', () => {
   it('a FAILED vet carries its reasons; dropped webhook recovered by the vet poll', async () => {
     const fake = new FakeRegistry();
     await withWorkers(env, acts(fake), async ({ orderBrand }) => {
-      const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
-      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
-      const ordered = await waitForStatus(
-        handle,
-        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
-      );
+      const { handle, ready, ordered } = await readyWithStandardVet(orderBrand);
       fake.decideVet(ready.brandId!, ordered.vets[0]!.vettingId!, {
         status: 'FAILED',
         reasons: ['EIN mismatch'],
@@ -113,11 +115,10 @@ describe('external vetting', () => {
         workflowOptions: { enhancedVetPolicy: { belowScore: 50, evpId: 'WMC' } },
         until: (s) => s.phase === 'ready',
       });
-      await orderVet(env.client, reference, { evpId: 'AEGIS', vettingClass: 'STANDARD' });
-      const ordered = await waitForStatus(
-        handle,
-        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
-      );
+      const ordered = await orderVetAndWait(env.client, handle, reference, {
+        evpId: 'AEGIS',
+        vettingClass: 'STANDARD',
+      });
       fake.decideVet(ready.brandId!, ordered.vets[0]!.vettingId!, { status: 'ACTIVE', score: 30 });
       await handle.signal(registryEventSignal, delivery({ eventType: 'EVP_REPORT_SCORE', evpId: 'AEGIS' }));
       const status = await waitForStatus(
@@ -155,11 +156,10 @@ describe('external vetting', () => {
 
       const other = await orderBrand({ until: (s) => s.phase === 'ready' });
       const pacReady = other.status;
-      await orderVet(env.client, other.reference, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
-      const ordered = await waitForStatus(
-        other.handle,
-        (s) => s.vets.length > 0 && s.vets.at(-1)!.state !== 'ordering',
-      );
+      const ordered = await orderVetAndWait(env.client, other.handle, other.reference, {
+        evpId: 'AEGIS',
+        vettingClass: 'POLITICAL',
+      });
       fake.decideVet(pacReady.brandId!, ordered.vets[0]!.vettingId!, { status: 'ACTIVE', score: 90 });
       await other.handle.signal(
         registryEventSignal,
