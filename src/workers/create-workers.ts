@@ -56,7 +56,7 @@ import { closeRegistryClients, type RegistryClient, registryClientFor } from '..
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 import { checkNamespace, checkSearchAttributes } from './namespace-checks.js';
 import { startRegistrationGauges } from './registration-gauges.js';
-import { ensureSweepSchedule } from './sweep-schedule.js';
+import { ensureSweepSchedules, type SweepScheduleOutcome } from './sweep-schedule.js';
 import { workerTracingOptions } from './tracing-options.js';
 
 /**
@@ -133,13 +133,6 @@ export interface RunningWorkers {
   shutdown(): Promise<void>;
   /** What became of each account's sweep Schedule (none when config.sweep has no `every`). */
   sweepSchedules?: SweepScheduleOutcome[];
-}
-
-export interface SweepScheduleOutcome {
-  account: string;
-  outcome: 'created' | 'updated' | 'unchanged' | 'failed';
-  every: string;
-  error?: string;
 }
 
 export function registryResolver(accounts: CspAccountConfig[]): RegistryClientResolver {
@@ -304,43 +297,20 @@ export async function createWorkers(
   };
 }
 
-/**
- * Creates or updates each account's sweep Schedule (config.sweep.every). A Schedule that cannot be
- * set (e.g. the namespace refuses it) does not stop the workers: it is reported.
- */
-async function sweepSchedules(
+/** The account's sweep Schedules (config.sweep), set through a client on the workers' connection. */
+function sweepSchedules(
   config: WorkerConfig,
   options: CreateWorkersOptions,
   connection: NativeConnection,
   namespace: string,
 ): Promise<SweepScheduleOutcome[]> {
-  const every = config.sweep?.every;
-  if (!config.sweep || !every) return [];
-  const client = new Client({
-    connection,
-    namespace,
-    dataConverter: options.dataConverter ?? productDataConverter(),
-  });
-  const outcomes: SweepScheduleOutcome[] = [];
-  for (const account of config.accounts) {
-    const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
-    try {
-      const outcome = await ensureSweepSchedule(client, {
-        account: account.name,
-        every,
-        paging: {
-          readShare: config.sweep.readShare,
-          recordsPerPage: config.sweep.recordsPerPage,
-          readsPerSecond: budget.getsPerSecond,
-        },
-        ...(options.workflowTaskQueue ? { taskQueue: options.workflowTaskQueue } : {}),
-      });
-      outcomes.push({ account: account.name, outcome, every });
-    } catch (error) {
-      outcomes.push({ account: account.name, outcome: 'failed', every, error: messageOf(error) });
-    }
-  }
-  return outcomes;
+  if (!config.sweep?.every) return Promise.resolve([]);
+  const dataConverter = options.dataConverter ?? productDataConverter();
+  return ensureSweepSchedules(
+    new Client({ connection, namespace, dataConverter }),
+    config,
+    options.workflowTaskQueue,
+  );
 }
 
 /**

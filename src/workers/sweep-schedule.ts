@@ -12,7 +12,9 @@ import {
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { messageOf } from '../common/error-message.js';
 import { durationMs } from '../config/sweep-config.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 import {
   ESTATE_SWEEP_WORKFLOW_TYPE,
   type EstatePaging,
@@ -24,6 +26,7 @@ import {
 } from '../contracts/estate.js';
 import { AccountKey } from '../contracts/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
+import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 
 type SweepWorkflow = (input: EstateSweepInput) => Promise<SweepStatus>;
 
@@ -130,4 +133,45 @@ export async function describeSweep(client: Client, account: string): Promise<Sw
 /** Starts a sweep of the account now (through its Schedule: one at a time still holds). */
 export async function sweepNow(client: Client, account: string): Promise<void> {
   await sweepSchedule(client, account).trigger(ScheduleOverlapPolicy.SKIP);
+}
+
+export interface SweepScheduleOutcome {
+  account: string;
+  outcome: 'created' | 'updated' | 'unchanged' | 'failed';
+  every: string;
+  error?: string;
+}
+
+/**
+ * Creates or updates each account's sweep Schedule (config.sweep.every; none without it), its paging
+ * within the account's read budget. A Schedule that cannot be set (e.g. the namespace refuses it) does
+ * not stop the others: it is reported.
+ */
+export async function ensureSweepSchedules(
+  client: Client,
+  config: Pick<WorkerConfig, 'accounts' | 'sweep'>,
+  taskQueue?: string,
+): Promise<SweepScheduleOutcome[]> {
+  const every = config.sweep?.every;
+  if (!config.sweep || !every) return [];
+  const outcomes: SweepScheduleOutcome[] = [];
+  for (const account of config.accounts) {
+    const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
+    try {
+      const outcome = await ensureSweepSchedule(client, {
+        account: account.name,
+        every,
+        paging: {
+          readShare: config.sweep.readShare,
+          recordsPerPage: config.sweep.recordsPerPage,
+          readsPerSecond: budget.getsPerSecond,
+        },
+        ...(taskQueue ? { taskQueue } : {}),
+      });
+      outcomes.push({ account: account.name, outcome, every });
+    } catch (error) {
+      outcomes.push({ account: account.name, outcome: 'failed', every, error: messageOf(error) });
+    }
+  }
+  return outcomes;
 }
