@@ -1,10 +1,11 @@
 /**
  * `tcr ingress` as its own process (the build in dist/, which `npm test` makes first): its log lines
  * reach stdout through a buffer, within about a second, and whatever is buffered when it is told to
- * stop is written before it exits.
+ * stop is written before it exits. With an OTLP endpoint it exports its spans, flushed on exit too.
  */
 import { expect, it } from 'vitest';
 import { postSignedEvent, startIngressProcess } from '../support/ingress-process.js';
+import { startCollector } from '../support/otlp-collector.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'process-secret-0123456789abcdefghijklm';
@@ -49,5 +50,41 @@ it('writes each event to the log within a second and flushes the rest on SIGTERM
     expect(stdout()).toContain(second);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+it('with OTEL_EXPORTER_OTLP_ENDPOINT, exports a span per webhook to the collector and flushes it on SIGTERM', async () => {
+  const collector = await startCollector();
+  const { child, url } = await startIngressProcess({
+    env: {
+      TCR_WEBHOOK_URL: WEBHOOK_URL,
+      TCR_WEBHOOK_SECRETS: SECRET,
+      TEMPORAL_ADDRESS: '127.0.0.1:1', // events with nothing to route by never need Temporal
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    const event = { eventType: 'SOMETHING_NEW', cspId: 'CSPLOCAL', description: 'ops@acme.example traced' };
+    const response = await postSignedEvent(
+      `${url}/webhooks/registry`,
+      { secret: SECRET, webhookUrl: WEBHOOK_URL },
+      event,
+    );
+    expect(response.status).toBe(200);
+    const { deliveryId } = (await response.json()) as { deliveryId: string };
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // The span was batched; the exit flushed it.
+    const traces = collector.traces();
+    expect(traces).toContain('ingress webhook');
+    expect(traces).toContain(deliveryId);
+    expect(traces).toContain('SOMETHING_NEW');
+    expect(traces).toContain('tcr-ingress'); // the default service name
+    expect(traces).not.toContain('ops@acme.example');
+    expect(traces).not.toContain(SECRET);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await collector.close();
   }
 });

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
-import { startBrandOrder } from '../../src/orders/index.js';
+import { startBrandOrder, waitForBrandPhase } from '../../src/orders/index.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 import { brandRegistration } from '../fixtures/workflow-harness.js';
 import {
@@ -35,6 +35,7 @@ import {
   startTestSimulator,
 } from '../fixtures/workflow-simulator.js';
 import { startIngressProcess } from '../support/ingress-process.js';
+import { startCollector } from '../support/otlp-collector.js';
 import { devServerEnv } from '../support/temporal-env.js';
 
 /** The two entry points: `tcr worker` and the worker's own (`node dist/workers/main.js`). */
@@ -243,6 +244,37 @@ describe('tcr worker (process)', () => {
     } finally {
       await handle?.terminate().catch(() => undefined);
       await proxy.close();
+      await harness.sim.close();
+    }
+  });
+
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT, exports its activity and registry spans and flushes them on SIGTERM', async () => {
+    const harness = await startTestSimulator({ rateLimits: false });
+    const collector = await startCollector();
+    const reference = `traced-${randomUUID().slice(0, 8)}`;
+    const brand = brandRegistration({ companyName: 'Tracewell Process Inc', ein: '98-7654000' });
+    const account = simulatorAccount(harness.sim, 'acme');
+    let handle: Awaited<ReturnType<typeof startBrandOrder>>['handle'] | undefined;
+    try {
+      const worker = tcrWorker({
+        TEMPORAL_ADDRESS: env.address,
+        TCR_ACCOUNTS: JSON.stringify([account]),
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      });
+      await worker.waitFor('tcr worker running');
+      ({ handle } = await startBrandOrder(env.client, { reference, account: 'acme', brand }));
+      await waitForBrandPhase(env.client, reference, 'ready', 60_000);
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.output()).toEqual({ code: 0, signal: null });
+      // Batched while it ran; whatever was left, the graceful exit flushed.
+      const traces = collector.traces();
+      for (const name of ['RunActivity:registerBrand', 'registry POST /brand/nonBlocking', 'tcr-worker'])
+        expect(traces, name).toContain(name);
+      for (const secret of [brand.ein!, brand.email, brand.companyName!, account.apiKey, account.apiSecret])
+        expect(traces, secret).not.toContain(secret);
+    } finally {
+      await handle?.terminate().catch(() => undefined);
+      await collector.close();
       await harness.sim.close();
     }
   });
