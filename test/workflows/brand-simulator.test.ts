@@ -14,6 +14,7 @@ import {
   orderVetAndWait,
   publicProfitRegistration,
   recordHistory,
+  type TestWorkers,
   uniqueReference,
   waitForStatus,
 } from '../fixtures/workflow-harness.js';
@@ -42,6 +43,13 @@ async function brandsByReference(h: SimulatorHarness, reference: string) {
   expect(answer.status).toBe(200);
   return answer.body as { totalRecords: number; records: { brandId: string; referenceId?: string }[] };
 }
+
+/** A brand whose company name carries the simulator's `marker`, ordered and waited for in needs-correction. */
+const orderStuck = (orderBrand: TestWorkers['orderBrand'], marker: 'UNVERIFIED' | 'NEEDSAPPEAL') =>
+  orderBrand({
+    brand: brandRegistration({ companyName: `Acme ${marker} Widgets Inc` }),
+    until: (s) => s.phase === 'needs-correction',
+  });
 
 const transitionTo = (s: BrandStatus, phase: string) =>
   s.audit.entries.find((e) => e.event === 'phase' && e.to === phase);
@@ -115,14 +123,7 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
 
   it('UNVERIFIED (name marker) → correctBrand + revet → ready', async () => {
     await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
-      const {
-        reference,
-        handle,
-        status: stuck,
-      } = await orderBrand({
-        brand: brandRegistration({ companyName: 'Acme UNVERIFIED Widgets Inc' }),
-        until: (s) => s.phase === 'needs-correction',
-      });
+      const { reference, handle, status: stuck } = await orderStuck(orderBrand, 'UNVERIFIED');
       expect(stuck.identityStatus).toBe('UNVERIFIED');
       expect(stuck.needsAction.map((a) => a.key)).toContain('identity');
       const corrected = await correctBrand(env.client, reference, {
@@ -144,14 +145,7 @@ describe('brand workflow against the registry simulator (time skipping)', () => 
 
   it('NEEDSAPPEAL → appeal → appeal-pending → approved at the simulator → ready', async () => {
     await withSimulatorWorkers(env, harness.sim, async ({ orderBrand }) => {
-      const {
-        reference,
-        handle,
-        status: stuck,
-      } = await orderBrand({
-        brand: brandRegistration({ companyName: 'Acme NEEDSAPPEAL Widgets Inc' }),
-        until: (s) => s.phase === 'needs-correction',
-      });
+      const { reference, handle, status: stuck } = await orderStuck(orderBrand, 'NEEDSAPPEAL');
       const pending = await appealBrand(env.client, reference, {
         appealCategories: ['VERIFY_IDENTITY'],
         attachmentUuids: [],
