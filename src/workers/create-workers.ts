@@ -297,7 +297,10 @@ export async function createWorkers(
   };
 }
 
-/** The account's sweep Schedules (config.sweep), set through a client on the workers' connection. */
+/**
+ * Each account's sweep Schedule (config.sweep), set through a client on the workers' connection. A
+ * Schedule that cannot be set is reported in the outcomes; it does not stop the workers.
+ */
 function sweepSchedules(
   config: WorkerConfig,
   options: CreateWorkersOptions,

@@ -246,8 +246,7 @@ describe('business metrics on the worker Prometheus endpoint', () => {
   it('counts a campaign to running: time to running, the billed creation, no ids in labels', async () => {
     const bench = await startCampaignBench(env);
     try {
-      const ordered = await orderBenchBrand(bench, { until: 'ready' });
-      bench.track(ordered.handle);
+      const ordered = await orderBenchBrand(bench, bench.track, { until: 'ready' });
       const brand = ordered.status!;
       const { reference, handle } = await orderBenchCampaign(bench, ordered.brandReference);
       bench.track(handle);

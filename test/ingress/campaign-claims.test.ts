@@ -60,8 +60,7 @@ async function until<T>(check: () => Promise<T | undefined>): Promise<T> {
 }
 
 async function readyBrand(): Promise<string> {
-  const { brandReference, handle } = await orderBenchBrand(bench, { until: 'ready' });
-  handles.push(handle);
+  const { brandReference } = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
   return brandReference;
 }
 

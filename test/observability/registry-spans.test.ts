@@ -24,7 +24,10 @@ let agent: MockAgent;
 beforeAll(() => {
   tracing = startTracing({ serviceName: 'tcr-spans-test', spanProcessor: new SimpleSpanProcessor(exporter) });
 });
-afterAll(() => tracing?.shutdown());
+afterAll(async () => {
+  await agent?.close();
+  await tracing?.shutdown();
+});
 beforeEach(async () => {
   exporter.reset();
   await agent?.close();

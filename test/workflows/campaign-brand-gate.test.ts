@@ -42,11 +42,10 @@ async function campaignsAtRegistry(reference: string) {
 
 describe('before any billable call', () => {
   it('waits for the brand; past the deadline raises needs-action; proceeds once the registry confirms the brand', async () => {
-    const brand = await orderBenchBrand(bench, {
+    const brand = await orderBenchBrand(bench, (h) => handles.push(h), {
       brand: publicProfitBrand(),
       until: 'awaiting-contact-verification',
     });
-    handles.push(brand.handle);
     const waitingBrand = brand.status!;
     const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, {
       workflowOptions: { brandReadyDeadlineMs: 30 * MINUTE, steadyPollMs: HOUR },
@@ -76,8 +75,7 @@ describe('before any billable call', () => {
   });
 
   it('refuses a sub-use-case count outside the use case min..max before any registry write', async () => {
-    const brand = await orderBenchBrand(bench, { until: 'ready' });
-    handles.push(brand.handle);
+    const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
     const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, {
       campaign: { usecase: 'MIXED', subUsecases: ['ACCOUNT_NOTIFICATION'] },
     });
@@ -92,11 +90,10 @@ describe('before any billable call', () => {
 
 describe('political campaigns', () => {
   it('a political campaign is marked deactivated when the brand political vet expires', async () => {
-    const brand = await orderBenchBrand(bench, {
+    const brand = await orderBenchBrand(bench, (h) => handles.push(h), {
       brand: privateBrand({ vertical: 'POLITICAL' }),
       until: 'ready',
     });
-    handles.push(brand.handle);
     const { brandReference } = brand;
     const ordered = await orderVet(env.client, brandReference, { evpId: 'AEGIS', vettingClass: 'POLITICAL' });
     expect(ordered.outcome).toBe('done');

@@ -62,8 +62,7 @@ async function waitForIdleCampaign(reference: string, phase: CampaignPhase): Pro
 
 /** A ready brand and a campaign of it (a qualifying one shared with SINCH unless told otherwise), both tracked. */
 async function order(opts: Parameters<typeof orderBenchCampaign>[2] = {}) {
-  const brand = await orderBenchBrand(bench, { until: 'ready' });
-  handles.push(brand.handle);
+  const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
   const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, opts);
   handles.push(handle);
   return { reference, brandReference: brand.brandReference, brandId: brand.status!.brandId!, handle };
