@@ -2,6 +2,8 @@
  * The fault drills, parameterised by size: the small versions run in `npm test` (test/drills), the
  * larger ones on demand (bench/drills). Each returns its figures; the callers assert on them.
  */
+
+import { registryEndpointTemplate } from '../../src/common/registry-endpoint.js';
 import { getBrandStatus, startBrandOrder } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import type { DeliveryLogEntry } from '../../src/simulator/control-client.js';
@@ -28,6 +30,8 @@ export interface BulkDrillFigures {
   fees: number;
   /** Registry answers 429 during the run (every registry call of the workers goes through the proxy). */
   rateLimited: number;
+  /** Those 429s, as `METHOD endpoint-template @ seconds into the run`: which budget was overrun, and when. */
+  rateLimitedCalls: string[];
 }
 
 const acceptedCalls = (stack: BenchStack, method: string, pattern: RegExp) =>
@@ -40,6 +44,7 @@ async function finish(stack: BenchStack, run: BulkRun, timeoutMs: number): Promi
   const e2e = run.timings.filter((t) => t.doneAt).map((t) => t.doneAt! - t.startedAt);
   const census = await registryCensus(stack.sim.url, stack.control, run);
   const ledger = await stack.control.ledger();
+  const limited = stack.proxy.calls.filter((c) => c.status === 429 && c.startMs >= run.startedAt);
   return {
     orders: run.timings.length,
     completed: waited.done,
@@ -51,7 +56,11 @@ async function finish(stack: BenchStack, run: BulkRun, timeoutMs: number): Promi
     campaignCreates: acceptedCalls(stack, 'POST', /^\/v2\/campaignBuilder$/),
     shares: acceptedCalls(stack, 'PUT', /^\/v2\/campaign\/[^/]+\/sharing\//),
     fees: ledger.filter((e) => e.kind === 'CAMPAIGN_REGISTRATION').length,
-    rateLimited: stack.proxy.calls.filter((c) => c.status === 429 && c.startMs >= run.startedAt).length,
+    rateLimited: limited.length,
+    rateLimitedCalls: limited.map(
+      (c) =>
+        `${c.method} ${registryEndpointTemplate(c.path) ?? c.path} @ ${round((c.startMs - run.startedAt) / 1000, 1)} s`,
+    ),
   };
 }
 

@@ -51,8 +51,6 @@ export function createHttpServer(
     const path = url.pathname;
     const account = authenticate(ctx.accounts, req.headers.authorization);
     const { faults } = ctx;
-    const latency = faults.takeHttp('latency', method, path);
-    if (latency) await sleep(latency.latencyMs);
     const burst = faults.takeHttp('rate-limit', method, path);
     if (burst) {
       throw new ApiError(
@@ -63,6 +61,8 @@ export function createHttpServer(
         },
       );
     }
+    // Counted on arrival (spec, "Limits"), before any latency fault holds the request: a slow
+    // registry has still received it.
     const wait = limiter().check(account.cspId, method);
     if (wait > 0) {
       throw new ApiError(
@@ -73,6 +73,8 @@ export function createHttpServer(
         },
       );
     }
+    const latency = faults.takeHttp('latency', method, path);
+    if (latency) await sleep(latency.latencyMs);
     const body = method === 'GET' || method === 'DELETE' ? undefined : await readBody(req);
     const before = faults.takeHttp('error-before-commit', method, path);
     if (before) {

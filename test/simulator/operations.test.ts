@@ -56,6 +56,22 @@ describe('rate limits', () => {
     expect(retryAfter).toBeLessThanOrEqual(10);
   });
 
+  test('a request held by a latency fault is counted when it arrives, not when it is answered', async () => {
+    const api = await setup({ rateLimits: { getsPerSecond: 20, writesPer10Seconds: 2 } });
+    await api.control.addFault({
+      kind: 'latency',
+      method: 'POST',
+      pathPattern: '^/v2/brand/nonBlocking$',
+      latencyMs: 1_500,
+      count: 1,
+    });
+    const held = api.call('POST', '/brand/nonBlocking', privateBrand()); // arrives first, answered last
+    await new Promise((r) => setTimeout(r, 200));
+    const second = await api.call('POST', '/brand/nonBlocking', privateBrand());
+    const third = await api.call('POST', '/brand/nonBlocking', privateBrand());
+    expect([(await held).status, second.status, third.status]).toEqual([200, 200, 429]);
+  });
+
   test('the limiter on a clock the test moves: 5 GETs a second, 3 writes per 10 s, Retry-After to the window end', () => {
     let now = 0;
     const limiter = new RateLimiter({ getsPerSecond: 5, writesPer10Seconds: 3 }, () => now);
