@@ -97,6 +97,12 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/ingress/results-slow-clients-edge.json': (r) => [
     slowClientRow(7, `edge only, ${r.rounds} rounds`, r),
   ],
+  'bench/ingress/results-slow-clients.2026-11-27T113922Z.json': (r) => [
+    slowClientRow(8, `hand-off, ${r.rounds} rounds, quiet machine`, r),
+  ],
+  'bench/ingress/results-slow-clients-edge.2026-11-27T114125Z.json': (r) => [
+    slowClientRow(9, `edge only, ${r.rounds} rounds, quiet machine`, r),
+  ],
   'bench/drills/results-kill.2026-11-25T084701Z.json': ({ figures: f }) => [
     ...(f.writesCutByKill as string[][]).map(
       (cut) =>
@@ -105,6 +111,43 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `${f.completed} / ${f.orders} orders completed in **${f.seconds} s** (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s)`,
     `restarts took ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
     `exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} campaign creates, ${f.shares} shares and **${f.fees} fees**`,
+  ],
+  'bench/throughput/results.2026-11-27T113548Z.json': (r) => [
+    `**${r.product.totalSeconds} s** (${(r.product.totalSeconds / 50).toFixed(2)} × the sliding-window limit of about 50 s), **${r.product.wholeRun.rateLimited} of ${r.product.wholeRun.calls} calls** 429, ${r.product.completed} / ${r.product.orders} orders;`,
+    `naive client ${r.naive.totalSeconds} s (${(r.naive.totalSeconds / 50).toFixed(2)} ×), ${r.naive.wholeRun.rateLimited} of ${r.naive.wholeRun.calls} calls 429 (${Math.round(r.naive.wholeRun.rateLimitedShare * 100)} %)`,
+    ...Object.entries(r.product.writesByKind as Record<string, { firstS: number; lastS: number }>).map(
+      ([, w]) => `${w.firstS}–${w.lastS} s`,
+    ),
+  ],
+  'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) =>
+    Object.entries(
+      r.accounts as Record<
+        string,
+        {
+          registered: number;
+          firstWriteAfterStartS: number;
+          firstToLastS: number;
+          fastestPossibleS: number;
+          shareOfLimit: number;
+          maxInAnyWindow: number;
+          rateLimited: number;
+        }
+      >,
+    ).map(
+      ([name, a]) =>
+        `| ${name} | ${a.registered} | ${a.firstWriteAfterStartS} s | ${a.firstToLastS} s (${a.fastestPossibleS} s) | **${pct(a.shareOfLimit)}** | ${a.maxInAnyWindow} | ${a.rateLimited} |`,
+    ),
+  'bench/drills/results-kill.2026-11-27T113719Z.json': ({ figures: f }) => [
+    `met **${f.rateLimited} × 429** each`,
+  ],
+  'bench/drills/results-kill.2026-11-27T114419Z.json': ({ figures: f }) => [
+    `met **${f.rateLimited} × 429** each`,
+    ...(f.rateLimitedCalls as string[]).map((c) => c.split(' @ ')[0]!),
+  ],
+  'bench/drills/results-kill.2026-11-27T114653Z.json': ({ figures: f }) => [
+    `(${(f.writesCutByKill as string[][]).map((cut) => cut.length).join(', then ')} of them)`,
+    `${f.completed} / ${f.orders} completed in ${f.seconds} s, restarts ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
+    `exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} creates, ${f.shares} shares and ${f.fees} fees, **${f.rateLimited} × 429**`,
   ],
   'bench/drills/results-kill.json': ({ figures: f }) => [
     `${f.completed} / ${f.orders} in ${f.seconds} s, restarts ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
