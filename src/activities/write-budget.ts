@@ -9,17 +9,11 @@
  * and its reservation simply goes unused. A write that would leave more than `lateMs` after its
  * instant (the answer came late, the process stalled) is not sent on that reservation: it reserves
  * again, so the budget's margin always covers the lateness.
- *
- * Background writes (their activity's priority key is `order` or less urgent: new orders, polls,
- * sweeps) ask with a horizon: the budget grants them only an instant within `backgroundHorizonMs`,
- * and otherwise says when to ask again. So the instants held ahead by a backlog stay within a
- * second, and an operator's or a webhook's write (no horizon) takes the next free instant.
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { abortReason, abortableSleep as sleep } from '../common/abortable-sleep.js';
 import { writeBudgetWorkflowId } from '../contracts/ids.js';
-import { priorityKeys } from '../contracts/priorities.js';
 import {
   reserveWriteUpdate,
   WRITE_BUDGET_TASK_QUEUE,
@@ -44,12 +38,6 @@ export interface WriteBudgetSettings {
   leadMs: number;
   /** A write later than this after its instant reserves again instead of being sent. */
   lateMs: number;
-  /**
-   * How far ahead a background write (priority key `order` or lower in urgency: new orders, polls,
-   * sweeps) may hold an instant; past it, it asks again when its instant comes within reach. Operator
-   * and webhook writes hold none, so they take the next free instant.
-   */
-  backgroundHorizonMs: number;
 }
 
 export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
@@ -58,7 +46,6 @@ export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
   marginMs: 250,
   leadMs: 50,
   lateMs: 100,
-  backgroundHorizonMs: 1_000,
 };
 
 /** The settings of an account whose budget is `writesPer10Seconds` (its `rateLimits`, or the spec's). */
@@ -147,11 +134,10 @@ export function writeBudgetPermits(
           leadMs: Math.min(MAX_LEAD_MS, Math.max(settings.leadMs, Math.ceil(2 * roundTrip))),
           now: asked,
           ...(unused !== undefined ? { unused } : {}),
-          ...(isBackground() ? { horizonMs: settings.backgroundHorizonMs } : {}),
         };
         // An unused instant is handed back by the first attempt only: a retry must not take a second one
         // off the log (an attempt whose answer was lost may have been applied).
-        const { at, deferred } = await reserve(
+        const { at } = await reserve(
           temporal(),
           account,
           (attempt) => {
@@ -162,12 +148,6 @@ export function writeBudgetPermits(
           signal,
         );
         roundTrip = 0.8 * roundTrip + 0.2 * (Date.now() - asked);
-        unused = undefined; // handed back by this request
-        if (deferred) {
-          // Nothing granted: the next free instant is past this write's horizon. Ask again when it comes near.
-          await sleep(Math.max(0, at - Date.now()), signal);
-          continue;
-        }
         const wait = at - Date.now();
         if (wait > 0) await sleep(wait, signal);
         const late = Date.now() - at;
@@ -182,21 +162,6 @@ export function writeBudgetPermits(
       }
     },
   };
-}
-
-/**
- * Whether the write being sent is background work: its activity's priority key (src/contracts/
- * priorities.ts) is `order` or less urgent, or unset (Temporal's default is `order`'s). Outside an
- * activity (tests, tools), a write counts as background.
- */
-function isBackground(): boolean {
-  let key: number | undefined;
-  try {
-    key = Context.current().info.priority?.priorityKey;
-  } catch {
-    return true; // not in an activity
-  }
-  return (key ?? priorityKeys.order) >= priorityKeys.order;
 }
 
 /** The most lead a reservation asks for, however slow the round trip. */

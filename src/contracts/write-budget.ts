@@ -51,22 +51,11 @@ export interface WriteBudgetRequest {
    * off the log before the new grant (removing an instant never lets any window hold more).
    */
   unused?: number;
-  /**
-   * Background writes (new orders, polls, sweeps) set it: grant only an instant within this long after
-   * `now + leadMs`. Past it nothing is granted or recorded, and the answer says when to ask again. So
-   * the instants granted ahead stay within the horizon, and an operator's or a webhook's write (no
-   * horizon) takes the next free instant instead of one after every backlogged write's.
-   */
-  horizonMs?: number;
 }
 
 export interface WriteReservation {
-  /**
-   * Epoch ms (on the callers' clocks) from which the write may be sent; when `deferred`, the instant
-   * to ask again (the grant would have been past the request's horizon, and nothing was recorded).
-   */
+  /** Epoch ms (Temporal server's clock) from which the write may be sent. */
   at: number;
-  deferred?: true;
 }
 
 export interface WriteBudgetInput {
@@ -86,8 +75,6 @@ export function writeBudgetRequestProblem(request: WriteBudgetRequest): string |
   if (!Number.isFinite(leadMs) || leadMs < 0) return 'leadMs must be 0 or more';
   if (!Number.isFinite(request.now) || request.now <= 0) return 'now must be an epoch instant';
   if (request.unused !== undefined && !Number.isFinite(request.unused)) return 'unused must be an instant';
-  if (request.horizonMs !== undefined && !(Number.isFinite(request.horizonMs) && request.horizonMs >= 0))
-    return 'horizonMs must be 0 or more';
   return undefined;
 }
 
@@ -131,20 +118,4 @@ export function withoutUnusedGrant(grants: number[], unused: number | undefined)
   if (unused === undefined) return;
   const index = grants.lastIndexOf(unused);
   if (index >= 0) grants.splice(index, 1);
-}
-
-/**
- * The budget's answer to a valid `request`: the unused instant it hands back leaves the log; then the
- * next grant is recorded in `grants` (ascending, at most MAX_WRITE_LIMIT kept) and returned, unless the
- * request has a horizon the grant lies past: then nothing is recorded, and the answer is deferred to
- * the moment the grant would enter the horizon.
- */
-export function answerWriteRequest(grants: number[], request: WriteBudgetRequest): WriteReservation {
-  withoutUnusedGrant(grants, request.unused);
-  const at = nextWriteGrant(grants, request);
-  if (request.horizonMs !== undefined && at > request.now + request.leadMs + request.horizonMs)
-    return { at: at - request.horizonMs, deferred: true };
-  insertGrant(grants, at);
-  if (grants.length > MAX_WRITE_LIMIT) grants.splice(0, grants.length - MAX_WRITE_LIMIT);
-  return { at };
 }

@@ -3,7 +3,7 @@
  * grants write reservations from the instants of its last grants. Each `reserveWrite` is answered at
  * once (the handler never waits), so no update is in flight across a continue-as-new and the state is
  * the list of recent instants alone. It runs as long as the account is served and continues as new
- * after MAX_GRANTS_PER_RUN answers (or when the server suggests it), carrying the last grants. It
+ * after MAX_GRANTS_PER_RUN grants (or when the server suggests it), carrying the last grants. It
  * sets no timer and never reads its clock (instants come from the callers).
  */
 import {
@@ -15,14 +15,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
-  answerWriteRequest,
+  insertGrant,
   MAX_WRITE_LIMIT,
+  nextWriteGrant,
   reserveWriteUpdate,
   type WriteBudgetInput,
+  withoutUnusedGrant,
   writeBudgetRequestProblem,
 } from '../../contracts/write-budget.js';
 
-/** Answers per run before it continues as new (each adds a few history events). */
+/** Grants per run before it continues as new (each grant adds a few history events). */
 export const MAX_GRANTS_PER_RUN = 500;
 
 export async function writeBudget(input: WriteBudgetInput = {}): Promise<void> {
@@ -34,9 +36,12 @@ export async function writeBudget(input: WriteBudgetInput = {}): Promise<void> {
   setHandler(
     reserveWriteUpdate,
     (request) => {
-      const answer = answerWriteRequest(grants, request);
+      withoutUnusedGrant(grants, request.unused);
+      const at = nextWriteGrant(grants, request);
+      insertGrant(grants, at);
+      if (grants.length > MAX_WRITE_LIMIT) grants.splice(0, grants.length - MAX_WRITE_LIMIT);
       issued += 1;
-      return answer;
+      return { at };
     },
     {
       validator: (request) => {
