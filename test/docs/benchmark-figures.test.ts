@@ -33,6 +33,13 @@ function slowClientRow(run: number, events: string, r: ReturnType<typeof results
   return `| ${run} | ${events} | ${phase(baseline)} | ${phase(attacked)} | ${baseline!.refused + attacked!.refused} |`;
 }
 
+/** The figures of a row of section 1's backlog table (bench/throughput/backlog.bench-run.ts). */
+function backlogRow(r: ReturnType<typeof results>): string {
+  const o = r.operatorToRegistryCall;
+  const w = r.webhookToRegistryRead;
+  return `${s1(o.p50Ms)} s / **${s1(o.p99Ms)} s** / ${s1(o.maxMs)} s (${o.count}) | ${w.p50Ms} ms / **${w.p99Ms} ms** / ${w.maxMs} ms (${w.count}) | ${thousands(r.backlogRegistered)} in ${r.backlogSeconds.toFixed(1)} s | ${r.rateLimited} |`;
+}
+
 /** What the page must say, per results file. */
 /** Section 7's table of one import-sweep-wakes run (bench/estate/steady-state.bench-run.ts). */
 function estateSteadyRows(r: ReturnType<typeof results>): string[] {
@@ -119,6 +126,8 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
       ([, w]) => `${w.firstS}–${w.lastS} s`,
     ),
   ],
+  'bench/throughput/results-backlog.2026-11-27T113202Z.json': (r) => [backlogRow(r)],
+  'bench/throughput/results-backlog.2026-11-27T115808Z.json': (r) => [backlogRow(r)],
   'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) =>
     Object.entries(
       r.accounts as Record<
@@ -145,6 +154,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     ...(f.rateLimitedCalls as string[]).map((c) => c.split(' @ ')[0]!),
   ],
   'bench/drills/results-kill.2026-11-27T114653Z.json': ({ figures: f }) => [
+    `**${f.rateLimited} × 429** (also 0`,
+  ],
+  'bench/drills/results-kill.2026-11-27T120004Z.json': ({ figures: f }) => [
     `(${(f.writesCutByKill as string[][]).map((cut) => cut.length).join(', then ')} of them)`,
     `${f.completed} / ${f.orders} completed in ${f.seconds} s, restarts ${s1(Math.min(...f.restartMs))}–${s1(Math.max(...f.restartMs))} s`,
     `exactly ${f.brandCreates} brand POSTs, ${f.campaignCreates} creates, ${f.shares} shares and ${f.fees} fees, **${f.rateLimited} × 429**`,
