@@ -10,14 +10,18 @@
  * gets an operator `correctBrand` (its registry call: `PUT /v2/brand/{id}`) and another gets a signed
  * BRAND_IDENTITY_STATUS_UPDATE through the ingress (its registry call: `GET /v2/brand/{id}`). Each
  * latency runs from the moment the update or webhook was sent to the moment its call reached the
- * proxy in front of the simulator.
+ * proxy in front of the simulator. An operator probe's time is also split by its brand workflow's
+ * history (`operatorParts`): to the update's acceptance, to its write activity's scheduling, in the
+ * writes queue, and inside the activity until the call (the write budget's reservation and wait).
  *
  *   BENCH_BACKLOG=1000 npx vitest run --config bench/vitest.config.ts bench/throughput/backlog.bench-run.ts
  * Results: stdout and bench/throughput/results-backlog.<time>.json.
  */
 import { cpus, loadavg } from 'node:os';
+import type { temporal } from '@temporalio/proto';
 import { expect, it } from 'vitest';
 import {
+  brandHandle,
   correctBrand,
   getBrandStatus,
   startBrandOrder,
@@ -39,9 +43,47 @@ const BRAND_POST = '/v2/brand/nonBlocking';
 interface Probe {
   kind: 'operator' | 'webhook';
   brandId: string;
+  /** The probe brand's reference (its workflow). */
+  reference: string;
   sentAt: number;
   /** When its registry call reached the proxy (undefined: not seen). */
   calledAt?: number;
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+const eventMs = (e: HistoryEvent) =>
+  Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+
+/**
+ * Where an operator probe's time went, from its brand workflow's history: update sent → accepted by
+ * the workflow, accepted → its `updateBrand` activity scheduled (the loop's step), scheduled → started
+ * (the writes queue), started → the call at the registry (inside the activity: the write budget's
+ * reservation and wait). Undefined when a mark is missing.
+ */
+function operatorSpans(events: HistoryEvent[], probe: Probe) {
+  const accepted = events.find(
+    (e) => e.workflowExecutionUpdateAcceptedEventAttributes && eventMs(e) >= probe.sentAt - 5,
+  );
+  if (!accepted || probe.calledAt === undefined) return undefined;
+  const scheduled = events.find(
+    (e) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'updateBrand' &&
+      Number(e.eventId) > Number(accepted.eventId),
+  );
+  const started = scheduled
+    ? events.find(
+        (e) =>
+          Number(e.activityTaskStartedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId),
+      )
+    : undefined;
+  if (!scheduled || !started) return undefined;
+  return {
+    toAccepted: eventMs(accepted) - probe.sentAt,
+    toScheduled: eventMs(scheduled) - eventMs(accepted),
+    queued: eventMs(started) - eventMs(scheduled),
+    inActivity: probe.calledAt - eventMs(started),
+  };
 }
 
 function summary(latencies: number[]) {
@@ -87,14 +129,24 @@ it(`operator writes and webhook reads behind ${BACKLOG} queued brand orders`, as
     for (let tick = 0; BACKLOG - accepted() > 20; tick++) {
       const operatorRef = probeRefs[tick % PROBES]!;
       const webhookIndex = (tick + PROBES / 2) % PROBES;
-      const operator: Probe = { kind: 'operator', brandId: probeIds[tick % PROBES]!, sentAt: Date.now() };
+      const operator: Probe = {
+        kind: 'operator',
+        brandId: probeIds[tick % PROBES]!,
+        reference: operatorRef,
+        sentAt: Date.now(),
+      };
       probes.push(operator);
       pending.push(
         correctBrand(stack.client, operatorRef, { patch: { email: `ops+${tick}@acme.example` } }).catch(
           (error) => console.log(`operator probe ${tick}: ${error}`),
         ),
       );
-      const webhook: Probe = { kind: 'webhook', brandId: probeIds[webhookIndex]!, sentAt: Date.now() };
+      const webhook: Probe = {
+        kind: 'webhook',
+        brandId: probeIds[webhookIndex]!,
+        reference: probeRefs[webhookIndex]!,
+        sentAt: Date.now(),
+      };
       probes.push(webhook);
       const status = await postSignedEvent(stack.ingress.endpoint, stack.webhookUrl, stack.webhookSecret, {
         eventType: 'BRAND_IDENTITY_STATUS_UPDATE',
@@ -123,6 +175,22 @@ it(`operator writes and webhook reads behind ${BACKLOG} queued brand orders`, as
       );
       if (call) p.calledAt = call.startMs;
     }
+    // The operator probes' time, part by part (p50 / p99 of each part over the probes).
+    const histories = new Map<string, HistoryEvent[]>();
+    for (const ref of probeRefs)
+      histories.set(ref, (await brandHandle(stack.client, ref).fetchHistory()).events ?? []);
+    const parts = probes
+      .filter((p) => p.kind === 'operator')
+      .map((p) => operatorSpans(histories.get(p.reference) ?? [], p))
+      .filter((x) => x !== undefined);
+    const part = (key: keyof NonNullable<ReturnType<typeof operatorSpans>>) =>
+      summary(parts.map((x) => x[key]));
+    const operatorParts = {
+      toAccepted: part('toAccepted'),
+      toScheduled: part('toScheduled'),
+      queued: part('queued'),
+      inActivity: part('inActivity'),
+    };
     const latencies = (kind: Probe['kind']) =>
       probes.filter((p) => p.kind === kind && p.calledAt !== undefined).map((p) => p.calledAt! - p.sentAt);
 
@@ -140,6 +208,7 @@ it(`operator writes and webhook reads behind ${BACKLOG} queued brand orders`, as
       backlogSeconds: round((Date.now() - startedAt) / 1000, 1),
       operatorToRegistryCall: summary(latencies('operator')),
       operatorNotSeen: probes.filter((p) => p.kind === 'operator' && p.calledAt === undefined).length,
+      operatorParts,
       webhookToRegistryRead: summary(latencies('webhook')),
       webhookNotSeen: probes.filter((p) => p.kind === 'webhook' && p.calledAt === undefined).length,
       writes: writes.length,

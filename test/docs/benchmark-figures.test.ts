@@ -128,6 +128,19 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   ],
   'bench/throughput/results-backlog.2026-11-27T113202Z.json': (r) => [backlogRow(r)],
   'bench/throughput/results-backlog.2026-11-27T115808Z.json': (r) => [backlogRow(r)],
+  'bench/throughput/results-backlog.2026-11-27T122301Z.json': (r) => {
+    const ms = (v: number) => (v < 1000 ? `${v} ms` : `${s1(v)} s`);
+    const row = (label: string, p: { p50Ms: number; p99Ms: number }, bold: boolean) =>
+      `| ${label} | ${ms(p.p50Ms)} | ${bold ? `**${ms(p.p99Ms)}**` : ms(p.p99Ms)} |`;
+    const o = r.operatorParts;
+    return [
+      backlogRow(r),
+      row('Update sent → accepted by the workflow', o.toAccepted, false),
+      row("Accepted → its `updateBrand` activity scheduled (the loop's step)", o.toScheduled, false),
+      row("Scheduled → started: waiting for one of the account's 5 write slots", o.queued, true),
+      row("Started → the call at the registry: the budget's reservation and its instant", o.inActivity, true),
+    ];
+  },
   'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) =>
     Object.entries(
       r.accounts as Record<
