@@ -20,6 +20,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import { expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/contracts/campaign.js';
 import { adoptedReference } from '../../src/contracts/estate.js';
@@ -207,10 +208,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
         (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'registryEvent',
       );
       const done = events.slice(signalled).find((e) => e.workflowTaskCompletedEventAttributes);
-      const at = (e: (typeof events)[number] | undefined) =>
-        e?.eventTime
-          ? Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)
-          : undefined;
+      const at = (e: (typeof events)[number] | undefined) => optionalTsToMs(e?.eventTime);
       const from = at(events[signalled]);
       const to = at(done);
       if (from !== undefined && to !== undefined) wakeMs.push(to - from);

@@ -18,6 +18,7 @@
  * Results: stdout and bench/throughput/results-backlog.<time>.json.
  */
 import { cpus, loadavg } from 'node:os';
+import { tsToMs } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
 import { expect, it } from 'vitest';
 import {
@@ -52,8 +53,8 @@ interface Probe {
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-const eventMs = (e: HistoryEvent) =>
-  Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+/** When a history event happened (epoch ms). */
+const eventMs = (e: HistoryEvent) => tsToMs(e.eventTime);
 
 /**
  * Where an operator probe's time went, from its brand workflow's history: update sent → accepted by

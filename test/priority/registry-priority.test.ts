@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryEventSignal } from '../../src/contracts/signals.js';
@@ -47,10 +48,7 @@ interface ActivityCall {
   startedAt: number | undefined;
 }
 
-const millis = (event: HistoryEvent): number => {
-  const t = event.eventTime!;
-  return Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
-};
+const millis = (event: HistoryEvent): number => tsToMs(event.eventTime);
 
 /** Every activity the workflow scheduled, with its priority and when it was started. */
 async function activityCalls(client: Client, reference: string): Promise<ActivityCall[]> {
