@@ -10,8 +10,9 @@ import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sendSignedEvent } from '../../bench/support/webhooks.js';
 import { EncryptionCodec, Keyring, writeKeyFile } from '../../src/codec/index.js';
-import { postSignedEvent, startIngressProcess } from '../support/ingress-process.js';
+import { startIngressProcess } from '../support/ingress-process.js';
 import { devServerEnv } from '../support/temporal-env.js';
 import { historyLeaks, locatedHistoryPayloads, payloadEncoding } from './history-leaks.js';
 
@@ -54,7 +55,7 @@ it('encrypts what it hands to Temporal with the key file it is given, and logs n
       brandReferenceId: 'northwind-codec',
       description: `Business contact ${EMAIL} verified for EIN ${EIN}`,
     };
-    const response = await postSignedEvent(
+    const response = await sendSignedEvent(
       `${url}/webhooks/registry`,
       { secret: SECRET, webhookUrl: WEBHOOK_URL },
       event,

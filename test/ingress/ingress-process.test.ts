@@ -4,7 +4,8 @@
  * stop is written before it exits. With an OTLP endpoint it exports its spans, flushed on exit too.
  */
 import { expect, it } from 'vitest';
-import { postSignedEvent, startIngressProcess } from '../support/ingress-process.js';
+import { sendSignedEvent } from '../../bench/support/webhooks.js';
+import { startIngressProcess } from '../support/ingress-process.js';
 import { startCollector } from '../support/otlp-collector.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
@@ -24,7 +25,7 @@ it('writes each event to the log within a second and flushes the rest on SIGTERM
   try {
     const post = async (n: number) => {
       const event = { eventType: 'SOMETHING_NEW', cspId: 'CSPLOCAL', description: `process test ${n}` };
-      const response = await postSignedEvent(
+      const response = await sendSignedEvent(
         `${url}/webhooks/registry`,
         { secret: SECRET, webhookUrl: WEBHOOK_URL },
         event,
@@ -66,7 +67,7 @@ it('with OTEL_EXPORTER_OTLP_ENDPOINT, exports a span per webhook to the collecto
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
     const event = { eventType: 'SOMETHING_NEW', cspId: 'CSPLOCAL', description: 'ops@acme.example traced' };
-    const response = await postSignedEvent(
+    const response = await sendSignedEvent(
       `${url}/webhooks/registry`,
       { secret: SECRET, webhookUrl: WEBHOOK_URL },
       event,

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { signEvent } from '../../src/ingress/signature.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 
 export interface IngressProcess {
@@ -59,20 +58,4 @@ export async function startIngressProcess(options: {
   });
   const url = new URL(endpoint).origin;
   return { child, url, internalUrl: internal ? new URL(internal).origin : url, stdout: () => stdout };
-}
-
-/** POSTs `event` to an ingress endpoint, signed with `secret` for the registered `webhookUrl`, as the registry does. */
-export function postSignedEvent(
-  endpoint: string,
-  delivery: { secret: string; webhookUrl: string },
-  event: Record<string, unknown>,
-): Promise<Response> {
-  return fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-registry-signature-256': signEvent(delivery.secret, delivery.webhookUrl, event),
-    },
-    body: JSON.stringify(event),
-  });
 }
