@@ -38,6 +38,13 @@ export interface WriteBudgetSettings {
   leadMs: number;
   /** A write later than this after its instant reserves again instead of being sent. */
   lateMs: number;
+  /**
+   * Instants of every window that background writes leave to interactive ones (an operator's, or
+   * woken by a webhook) while those are in use; default a tenth of the limit (2 of the spec's 20).
+   */
+  headroom: number;
+  /** How long after an interactive write the headroom is kept; default 5 minutes. */
+  headroomHoldMs: number;
 }
 
 export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
@@ -46,6 +53,8 @@ export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
   marginMs: 250,
   leadMs: 50,
   lateMs: 100,
+  headroom: 2,
+  headroomHoldMs: 300_000,
 };
 
 /** The settings of an account whose budget is `writesPer10Seconds` (its `rateLimits`, or the spec's). */
@@ -53,13 +62,17 @@ export function writeBudgetSettings(
   writesPer10Seconds: number,
   overrides: Partial<WriteBudgetSettings> = {},
 ): WriteBudgetSettings {
+  const limit = Math.max(1, Math.floor(writesPer10Seconds));
   const settings = {
     ...DEFAULT_WRITE_BUDGET,
-    limit: Math.max(1, Math.floor(writesPer10Seconds)),
+    limit,
+    headroom: Math.floor(limit / 10),
     ...overrides,
   };
   if (settings.marginMs <= settings.lateMs)
     throw new Error('the write budget margin must exceed the lateness it allows a write');
+  if (!Number.isInteger(settings.headroom) || settings.headroom < 0 || settings.headroom >= settings.limit)
+    throw new Error('the write budget headroom must be a whole number below its limit');
   return settings;
 }
 
@@ -70,6 +83,11 @@ export interface WriteBudgetOptions {
   workflowTaskQueue?: string;
   /** Called for each reservation that came too late to be used (metrics, tests). */
   onLate?: (account: string, lateByMs: number) => void;
+  /**
+   * The writes are interactive (the account's interactive writes queue): they may use the headroom
+   * background writes leave, and keep it held. Default: background.
+   */
+  interactive?: boolean;
 }
 
 /** Attempts of one reservation when the update itself fails (a run ending or continuing as new meanwhile). */
@@ -133,6 +151,9 @@ export function writeBudgetPermits(
           marginMs: settings.marginMs,
           leadMs: Math.min(MAX_LEAD_MS, Math.max(settings.leadMs, Math.ceil(2 * roundTrip))),
           now: asked,
+          headroom: settings.headroom,
+          headroomHoldMs: settings.headroomHoldMs,
+          ...(options.interactive ? { interactive: true } : {}),
           ...(unused !== undefined ? { unused } : {}),
         };
         // An unused instant is handed back by the first attempt only: a retry must not take a second one
@@ -151,7 +172,12 @@ export function writeBudgetPermits(
         const wait = at - Date.now();
         if (wait > 0) await sleep(wait, signal);
         const late = Date.now() - at;
-        const event = { account, limit: settings.limit, waitedMs: at - asked };
+        const event = {
+          account,
+          limit: settings.limit,
+          waitedMs: at - asked,
+          ...(options.interactive ? { interactive: true } : {}),
+        };
         if (late <= settings.lateMs) {
           publishWriteBudgetEvent({ ...event, late: false });
           return;

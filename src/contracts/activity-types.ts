@@ -61,7 +61,10 @@ export interface RegistryReadActivities {
   countActiveCampaigns(input: BrandInput): Promise<number>;
 }
 
-/** Writes: run on `registry-writes/{account}` (2 per second = 20 per 10 s per account). */
+/**
+ * Writes: run on `registry-writes/{account}`, and an operator's or a webhook's on
+ * `registry-writes/{account}/interactive` (both paced by the account's write budget: 20 per 10 s).
+ */
 export interface RegistryWriteActivities {
   /** Idempotent by `registration.referenceId`: a retry after a timeout finds the brand it created. */
   registerBrand(input: AccountInput & { registration: BrandRegistration }): Promise<BrandSnapshot>;

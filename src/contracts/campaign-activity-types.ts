@@ -113,7 +113,7 @@ export interface CampaignReadActivities {
   getCampaignSharing(input: CampaignIdInput): Promise<SharingSnapshot | null>;
 }
 
-/** Writes: run on `registry-writes/{account}`. */
+/** Writes: run on `registry-writes/{account}` (an operator's or a webhook's on `.../interactive`). */
 export interface CampaignWriteActivities {
   /** Billed. Idempotent by `creation.referenceId`: looks up before creating and before every retry. */
   createCampaign(input: AccountInput & { creation: CampaignCreation }): Promise<CampaignCreatedResult>;

@@ -18,6 +18,22 @@ export function registryWritesTaskQueue(account: string): string {
   return `registry-writes/${account}`;
 }
 
+/**
+ * The account's interactive writes: those an operator asked for or a webhook woke (priority keys
+ * `operator` and `webhook`). Their own queue and worker slots, so they never wait behind background
+ * writes holding every slot of `registry-writes/{account}` while those wait for their instants; both
+ * queues' writes take their instants from the same write budget, which keeps a few instants of every
+ * window free for this queue while it is in use (src/contracts/write-budget.ts).
+ */
+export function registryInteractiveWritesTaskQueue(account: string): string {
+  return `registry-writes/${account}/interactive`;
+}
+
+/** Both writes queues of the account: a worker serving its writes polls each. */
+export function registryWriteTaskQueues(account: string): [string, string] {
+  return [registryWritesTaskQueue(account), registryInteractiveWritesTaskQueue(account)];
+}
+
 /** The spec's per-account budget, as task-queue activity rates (activities per second). */
 export const REGISTRY_READS_PER_SECOND = 20;
 /** 20 writes per 10 seconds = 2 per second, held by the server for every worker of the account. */

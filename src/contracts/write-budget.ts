@@ -14,6 +14,14 @@
  * `lateMs` after it, and arriving within the margin's remainder (the spread of network delay, clock
  * skew between worker hosts), any `limit + 1` arrivals span more than the window.
  *
+ * Interactive writes (an operator's, or woken by a webhook) are not queued behind background ones: while
+ * one was asked for in the last `headroomHoldMs`, background grants keep `headroom` instants of every
+ * window free, and an interactive grant may use the whole window. So an operator's write behind a
+ * backlog of orders finds an instant within its lead, where first come, first served would put it after
+ * the backlog's window (up to a window and its margin later). When no interactive write has come for
+ * that long, background work has the whole window again (a bulk run alone loses nothing); the first
+ * interactive write after such a quiet spell may wait for the window, as before.
+ *
  * The update carries the budget's numbers and the caller's clock only (no reference, no account
  * data): nothing personal in the history. Instants are epoch milliseconds on the callers' clocks (each
  * request says what time it is where it was sent; the workflow never reads its own clock), so the
@@ -51,6 +59,15 @@ export interface WriteBudgetRequest {
    * off the log before the new grant (removing an instant never lets any window hold more).
    */
   unused?: number;
+  /** An operator's write, or one a webhook woke: it may use the headroom. */
+  interactive?: boolean;
+  /**
+   * Instants of every window that background grants leave free while interactive writes are in use
+   * (default 0). Less than `limit`.
+   */
+  headroom?: number;
+  /** How long after an interactive request the headroom is kept (ms, default 0). */
+  headroomHoldMs?: number;
 }
 
 export interface WriteReservation {
@@ -61,6 +78,8 @@ export interface WriteReservation {
 export interface WriteBudgetInput {
   /** The last grants of the previous run (ascending), carried by continue-as-new. */
   grants?: number[];
+  /** When (the caller's clock) the last interactive request came, carried by continue-as-new. */
+  lastInteractive?: number;
 }
 
 export const reserveWriteUpdate = defineUpdate<WriteReservation, [WriteBudgetRequest]>('reserveWrite');
@@ -75,7 +94,30 @@ export function writeBudgetRequestProblem(request: WriteBudgetRequest): string |
   if (!Number.isFinite(leadMs) || leadMs < 0) return 'leadMs must be 0 or more';
   if (!Number.isFinite(request.now) || request.now <= 0) return 'now must be an epoch instant';
   if (request.unused !== undefined && !Number.isFinite(request.unused)) return 'unused must be an instant';
+  if (
+    request.headroom !== undefined &&
+    (!Number.isInteger(request.headroom) || request.headroom < 0 || request.headroom >= limit)
+  )
+    return 'headroom must be an integer from 0 to limit - 1';
+  if (
+    request.headroomHoldMs !== undefined &&
+    (!Number.isFinite(request.headroomHoldMs) || request.headroomHoldMs < 0)
+  )
+    return 'headroomHoldMs must be 0 or more';
   return undefined;
+}
+
+/**
+ * How many grants a window may hold with this request's grant in it: the whole limit for an
+ * interactive request, or while no interactive request came in the last `headroomHoldMs` before it
+ * (`lastInteractive`, the caller's clock); otherwise the limit less the headroom.
+ */
+export function grantLimit(request: WriteBudgetRequest, lastInteractive: number | undefined): number {
+  const headroom = request.headroom ?? 0;
+  if (request.interactive || headroom === 0 || lastInteractive === undefined) return request.limit;
+  return request.now - lastInteractive < (request.headroomHoldMs ?? 0)
+    ? request.limit - headroom
+    : request.limit;
 }
 
 /** Whether `sorted` (ascending) holds at most `limit` instants in any span shorter than `span`. */
@@ -92,21 +134,35 @@ export function insertGrant(grants: number[], at: number): void {
 }
 
 /**
- * The earliest instant, not before the caller's now + lead, at which one more grant keeps every span
- * of `windowMs + marginMs` to at most `limit` grants. `grants` is ascending. An instant freed by a
- * handed-back reservation can be granted again, earlier than the latest grant.
+ * Whether one more grant at `at` keeps every span of `span` that holds it to at most `limit` grants
+ * (`grants` ascending; spans without it are as they were).
  */
-export function nextWriteGrant(grants: readonly number[], request: WriteBudgetRequest): number {
+export function fitsWindow(grants: readonly number[], at: number, limit: number, span: number): boolean {
+  const next = [...grants];
+  insertGrant(next, at);
+  const index = next.lastIndexOf(at);
+  for (let i = Math.max(0, index - limit); i <= index && i + limit < next.length; i++)
+    if (next[i + limit]! - next[i]! < span) return false;
+  return true;
+}
+
+/**
+ * The earliest instant, not before the caller's now + lead, at which one more grant keeps every span
+ * of `windowMs + marginMs` holding it to at most `limit` grants (`grantLimit`: less the headroom for a
+ * background request while interactive writes are in use). `grants` is ascending. An instant freed by
+ * a handed-back reservation can be granted again, earlier than the latest grant.
+ */
+export function nextWriteGrant(
+  grants: readonly number[],
+  request: WriteBudgetRequest,
+  limit: number = request.limit,
+): number {
   const span = request.windowMs + request.marginMs;
   const earliest = request.now + request.leadMs;
   // The answer is `earliest` or a span after some grant (where a window's count drops); a span after
   // the last grant always fits.
   const candidates = [earliest, ...grants.map((g) => g + span).filter((t) => t > earliest)];
-  for (const at of candidates) {
-    const next = [...grants];
-    insertGrant(next, at);
-    if (withinWindow(next, request.limit, span)) return at;
-  }
+  for (const at of candidates) if (fitsWindow(grants, at, limit, span)) return at;
   return Math.max(earliest, (grants.at(-1) ?? earliest) + span);
 }
 
@@ -118,4 +174,45 @@ export function withoutUnusedGrant(grants: number[], unused: number | undefined)
   if (unused === undefined) return;
   const index = grants.lastIndexOf(unused);
   if (index >= 0) grants.splice(index, 1);
+}
+
+/**
+ * The budget's state and rule in one place (the workflow holds one, the tests drive one): the last
+ * grants (ascending, at most MAX_WRITE_LIMIT) and when the last interactive request came.
+ */
+export class WriteGrantLog {
+  private readonly grants: number[];
+  private lastInteractive: number | undefined;
+
+  constructor(carried: WriteBudgetInput = {}) {
+    this.grants = [...(carried.grants ?? [])]
+      .filter((t) => Number.isFinite(t))
+      .sort((a, b) => a - b)
+      .slice(-MAX_WRITE_LIMIT);
+    this.lastInteractive = Number.isFinite(carried.lastInteractive) ? carried.lastInteractive : undefined;
+  }
+
+  /** Takes back the request's unused instant, grants the next one and records it. */
+  grant(request: WriteBudgetRequest): number {
+    withoutUnusedGrant(this.grants, request.unused);
+    const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive));
+    if (request.interactive)
+      this.lastInteractive = Math.max(this.lastInteractive ?? request.now, request.now);
+    insertGrant(this.grants, at);
+    if (this.grants.length > MAX_WRITE_LIMIT) this.grants.splice(0, this.grants.length - MAX_WRITE_LIMIT);
+    return at;
+  }
+
+  /** The instants granted (ascending). */
+  instants(): readonly number[] {
+    return this.grants;
+  }
+
+  /** What a continue-as-new carries. */
+  carried(): WriteBudgetInput {
+    return {
+      grants: [...this.grants],
+      ...(this.lastInteractive !== undefined ? { lastInteractive: this.lastInteractive } : {}),
+    };
+  }
 }

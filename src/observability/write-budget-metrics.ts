@@ -4,14 +4,15 @@
  * diagnostics channel; when the worker serves metrics, `observeWriteBudget` counts them on the
  * Temporal Runtime's meter:
  *
- * - `tcr_write_budget_writes_total{account}`: writes sent on a reservation (the budget spent);
+ * - `tcr_write_budget_writes_total{account,kind}`: writes sent on a reservation (the budget spent);
+ *   `kind` is `interactive` (an operator's, or woken by a webhook) or `background`;
  * - `tcr_write_budget_late_total{account}`: reservations that came too late to be used and were
  *   handed back (a slow answer or a stalled process; a rising rate means the margin is too thin);
- * - `tcr_write_budget_wait_seconds{account}`: how long a write waited from asking to its instant
+ * - `tcr_write_budget_wait_seconds{account,kind}`: how long a write waited from asking to its instant
  *   (0 when the window had room; up to the window when it was full);
  * - `tcr_write_budget_limit{account}`: the account's writes per window, to divide by.
  *
- * The account label is a configured account name (bounded, never personal data).
+ * The account label is a configured account name (bounded, never personal data); `kind` has two values.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { MetricMeter } from '@temporalio/common';
@@ -26,6 +27,8 @@ export interface WriteBudgetEvent {
   waitedMs: number;
   /** The reservation came too late to be used: it was handed back and another asked for. */
   late: boolean;
+  /** The write is interactive (the account's interactive writes queue). */
+  interactive?: boolean;
 }
 
 const channel = diagnosticsChannel.channel(WRITE_BUDGET_CHANNEL);
@@ -72,8 +75,9 @@ export function observeWriteBudget(meter: MetricMeter): () => void {
       late.add(1, tags);
       return;
     }
-    writes.add(1, tags);
-    waited.record(Math.max(0, event.waitedMs) / 1000, tags);
+    const kinded = { ...tags, kind: event.interactive ? 'interactive' : 'background' };
+    writes.add(1, kinded);
+    waited.record(Math.max(0, event.waitedMs) / 1000, kinded);
   };
   diagnosticsChannel.subscribe(WRITE_BUDGET_CHANNEL, onEvent);
   const stop = () => {

@@ -1,7 +1,8 @@
 /**
  * Builds every worker a process runs: the workflow worker on `tcr-workflows`, the write budgets'
- * workflow worker on `registry-budget`, and per CSP account one reads and one writes activity worker
- * on `registry-reads/{account}` / `registry-writes/{account}`.
+ * workflow worker on `registry-budget`, and per CSP account a reads and two writes activity workers
+ * on `registry-reads/{account}`, `registry-writes/{account}` and
+ * `registry-writes/{account}/interactive` (an operator's writes and those a webhook woke).
  *
  * Reads: `maxTaskQueueActivitiesPerSecond` = the account's GETs per second, enforced by the server per
  * task queue, so it holds across every worker process.
@@ -10,8 +11,9 @@
  * write its instant, for every worker process at once, so a window's 20 writes can go together and
  * the 21st waits for the first to leave the window. Each process runs at most
  * WRITE_ACTIVITIES_PER_ACCOUNT write activities of an account at once, so the backlog waits in the
- * task queue, where priority orders it, not in reservations. The server-side rate of the writes queue
- * is only a backstop (the account's window count per second).
+ * task queue, where priority orders it, not in reservations. Interactive writes have their own queue
+ * and slots, and the budget keeps a few instants of every window for them while they come. The
+ * server-side rate of the writes queues is only a backstop (the account's window count per second).
  *
  * The registry clients also keep their own client-side limiter (per process; reads, and writes outside
  * a write activity) and hand 429s to Temporal at once (`maxRateLimitRetries: 0`), which retries after
@@ -46,6 +48,7 @@ import type {
 } from '../contracts/campaign-activity-types.js';
 import type { EstateActivities } from '../contracts/estate.js';
 import {
+  registryInteractiveWritesTaskQueue,
   registryReadsTaskQueue,
   registryWritesTaskQueue,
   WORKFLOW_TASK_QUEUE,
@@ -71,6 +74,13 @@ export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
  * the task queue hands to the next free slot, finds few reservations ahead of it.
  */
 export const WRITE_ACTIVITIES_PER_ACCOUNT = 5;
+
+/**
+ * Interactive write activities (an operator's, or woken by a webhook) of one account a worker process
+ * runs at once, on `registry-writes/{account}/interactive`. They take their instants from the same
+ * budget, in the headroom background writes leave while interactive ones are in use.
+ */
+export const INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT = 3;
 
 /** A workflows module to bundle: the build's .js, or the .ts source when running from src (tests). */
 function workflowsModule(path: string): string {
@@ -243,24 +253,27 @@ export async function createWorkers(
       // that dies mid-call is noticed in seconds. Test overrides are taken as given.
       // The account's registry budget, the same one its registry client's limiter holds.
       const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
-      const activities = options.activitiesFor?.(account) ?? {
-        reads: withHeartbeat({
-          ...createRegistryReadActivities(resolve),
-          ...createCampaignReadActivities(resolve),
-          ...createEstateActivities(resolve, {
-            ...(options.workflowTaskQueue ? { workflowTaskQueue: options.workflowTaskQueue } : {}),
-          }),
-        }),
-        writes: withHeartbeat(
-          withWriteBudget(
-            {
-              ...createRegistryWriteActivities(resolve),
-              ...createCampaignWriteActivities(resolve),
-            },
-            writeBudgetSettings(budget.writesPer10Seconds),
-          ),
-        ),
-      };
+      const writeActivities = () => ({
+        ...createRegistryWriteActivities(resolve),
+        ...createCampaignWriteActivities(resolve),
+      });
+      const settings = writeBudgetSettings(budget.writesPer10Seconds);
+      const overridden = options.activitiesFor?.(account);
+      const activities = overridden
+        ? { ...overridden, interactiveWrites: overridden.writes }
+        : {
+            reads: withHeartbeat({
+              ...createRegistryReadActivities(resolve),
+              ...createCampaignReadActivities(resolve),
+              ...createEstateActivities(resolve, {
+                ...(options.workflowTaskQueue ? { workflowTaskQueue: options.workflowTaskQueue } : {}),
+              }),
+            }),
+            writes: withHeartbeat(withWriteBudget(writeActivities(), settings)),
+            interactiveWrites: withHeartbeat(
+              withWriteBudget(writeActivities(), settings, { interactive: true }),
+            ),
+          };
       await create({
         taskQueue: registryReadsTaskQueue(account.name),
         activities: activities.reads,
@@ -275,6 +288,15 @@ export async function createWorkers(
         // at most one task is in hand ahead of an operator's that arrives meanwhile.
         maxConcurrentActivityTaskPolls: 1,
         // A backstop only: the budget workflow paces the writes themselves.
+        maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds,
+        shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
+      });
+      // An operator's writes and those a webhook woke: slots of their own, never held by a backlog.
+      await create({
+        taskQueue: registryInteractiveWritesTaskQueue(account.name),
+        activities: activities.interactiveWrites,
+        maxConcurrentActivityTaskExecutions: INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT,
+        maxConcurrentActivityTaskPolls: 1,
         maxTaskQueueActivitiesPerSecond: budget.writesPer10Seconds,
         shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
       });

@@ -11,6 +11,8 @@ export const PATCHES = {
   needsActionSince: 'needs-action-since',
   /** An adopted brand reads its vets at the registry and follows them (tcr import). */
   adoptedBrandVets: 'adopted-brand-vets',
+  /** Writes at the operator and webhook priorities go to `registry-writes/{account}/interactive`. */
+  interactiveWrites: 'interactive-writes',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

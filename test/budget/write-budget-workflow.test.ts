@@ -9,7 +9,9 @@
  * - a reservation answered too late is not used: the permit reserves again and hands the late
  *   instant back, so the window's slot is granted again instead of lost;
  * - a reservation that no worker answers ends when the attempt is cancelled (it used to wait forever,
- *   and a stopping worker with it).
+ *   and a stopping worker with it);
+ * - interactive permits take the headroom background ones leave while interactive writes come, and a
+ *   run started with that hold (continue-as-new's input) keeps it.
  */
 import { randomUUID } from 'node:crypto';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
@@ -130,6 +132,69 @@ describe('the write budget workflow', () => {
     expect(handedBack).toEqual([undefined, granted[0]]);
     expect(granted).toHaveLength(2);
     expect(granted[1]! - granted[0]!).toBeLessThan(60_000);
+  }, 60_000);
+
+  it('leaves the headroom to interactive writes while they come, and keeps that hold in a new run', async () => {
+    // Four writes per minute, one kept for interactive writes: permits of both kinds as the two
+    // writes queues' workers hold them.
+    const account = `head-${randomUUID().slice(0, 8)}`;
+    const settings = writeBudgetSettings(4, {
+      windowMs: 60_000,
+      leadMs: 0,
+      headroom: 1,
+      headroomHoldMs: 600_000,
+    });
+    const options = { temporalClient: () => env.client, workflowTaskQueue: taskQueue };
+    const interactive = writeBudgetPermits(account, settings, { ...options, interactive: true });
+    const background = writeBudgetPermits(account, settings, options);
+    const within = (ms: number, p: Promise<void>) =>
+      Promise.race([p.then(() => 'granted'), new Promise((r) => setTimeout(() => r('waiting'), ms))]);
+    await interactive.acquire();
+    await background.acquire();
+    await background.acquire();
+    // Three in the window: a third background write waits for the window (a minute), an interactive
+    // one takes the headroom at once.
+    const third = new AbortController();
+    const waiting = background.acquire(third.signal).catch(() => undefined);
+    expect(await within(2_000, waiting)).toBe('waiting');
+    expect(await within(10_000, interactive.acquire())).toBe('granted');
+    third.abort();
+    await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
+
+    // A run that starts with the hold carried (continue-as-new's input): background writes get three.
+    const carried = `carried-${randomUUID().slice(0, 8)}`;
+    const now = 2_000_000_000_000;
+    const reserveAt = async (at: number) =>
+      (
+        await env.client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+          args: [
+            {
+              limit: 4,
+              windowMs: 60_000,
+              marginMs: 250,
+              leadMs: 0,
+              now: at,
+              headroom: 1,
+              headroomHoldMs: 600_000,
+            },
+          ],
+          startWorkflowOperation: new WithStartWorkflowOperation('writeBudget', {
+            workflowId: writeBudgetWorkflowId(carried),
+            taskQueue,
+            args: [{ lastInteractive: now - 1_000 }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
+        })
+      ).at;
+    const grants = [
+      await reserveAt(now),
+      await reserveAt(now + 1),
+      await reserveAt(now + 2),
+      await reserveAt(now + 3),
+    ];
+    expect(grants.slice(0, 3)).toEqual([now, now + 1, now + 2]);
+    expect(grants[3]).toBe(now + 60_250);
+    await env.client.workflow.getHandle(writeBudgetWorkflowId(carried)).terminate();
   }, 60_000);
 
   it('stops waiting for a reservation nobody answers (no worker serves the budget) when its attempt is cancelled', async () => {

@@ -2,13 +2,15 @@
  * The write budget's grant rule (src/contracts/write-budget.ts), on its own: the first `limit` grants
  * of an idle log go at once, the next waits a window plus the margin after the one `limit` places
  * back, no span of window + margin ever holds more than `limit` grants (random request streams with
- * handed-back instants), and a handed-back instant can be granted again.
+ * handed-back instants), and a handed-back instant can be granted again. While interactive writes
+ * come, background grants leave the headroom of every window to them, and only then.
  */
 import { describe, expect, it } from 'vitest';
 import {
   insertGrant,
   nextWriteGrant,
   type WriteBudgetRequest,
+  WriteGrantLog,
   withinWindow,
   withoutUnusedGrant,
   writeBudgetRequestProblem,
@@ -87,10 +89,79 @@ describe('write grants', () => {
     expect(grants).toHaveLength(20);
   });
 
+  it('keeps the headroom free of background grants while interactive writes come, and grants an interactive write in it at once', () => {
+    const hold = { headroom: 2, headroomHoldMs: 60_000 };
+    const log = new WriteGrantLog();
+    // An operator's write: the headroom is held from now on.
+    expect(log.grant(at(1_000_000, { ...hold, interactive: true }))).toBe(1_000_050);
+    // A backlog asks for 40: the window holds the operator's and 17 more, the next 18 a window later.
+    const background = Array.from({ length: 40 }, (_, i) => log.grant(at(1_000_001 + i, hold)));
+    expect(background.slice(0, 17)).toEqual(Array.from({ length: 17 }, (_, i) => 1_000_051 + i));
+    expect(background[17]).toBeGreaterThanOrEqual(1_000_050 + 10_250);
+    // Another operator's write behind that backlog goes at its own lead, not after the backlog's window.
+    expect(log.grant(at(1_000_500, { ...hold, interactive: true }))).toBe(1_000_550);
+    expect(log.grant(at(1_000_600, { ...hold, interactive: true }))).toBe(1_000_650);
+    // The window is then full for everyone, interactive writes too.
+    expect(log.grant(at(1_000_700, { ...hold, interactive: true }))).toBeGreaterThanOrEqual(
+      1_000_050 + 10_250,
+    );
+    expect(withinWindow(log.instants(), 20, 10_250)).toBe(true);
+  });
+
+  it('gives background work the whole window when no interactive write came within the hold', () => {
+    const hold = { headroom: 2, headroomHoldMs: 60_000 };
+    // Never an interactive write: a bulk run alone has all 20.
+    const bulk = new WriteGrantLog();
+    const alone = Array.from({ length: 20 }, (_, i) => bulk.grant(at(1_000_000 + i, hold)));
+    expect(alone.at(-1)).toBe(1_000_069);
+    // The last interactive write more than the hold ago (carried across a continue-as-new): the same.
+    const later = new WriteGrantLog({ lastInteractive: 1_000_000 - 60_000 });
+    const after = Array.from({ length: 20 }, (_, i) => later.grant(at(1_000_000 + i, hold)));
+    expect(after.at(-1)).toBe(1_000_069);
+    // Within the hold: 18.
+    const held = new WriteGrantLog({ lastInteractive: 1_000_000 - 50_000 });
+    const within = Array.from({ length: 20 }, (_, i) => held.grant(at(1_000_000 + i, hold)));
+    expect(within.filter((t) => t < 1_001_000)).toHaveLength(18);
+    expect(held.carried()).toMatchObject({ lastInteractive: 1_000_000 - 50_000 });
+  });
+
+  it('never lets a span hold more than the limit, or background grants fill the headroom, in mixed random streams', () => {
+    let seed = 777;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const hold = { headroom: 3, headroomHoldMs: 20_000 };
+    for (let run = 0; run < 30; run++) {
+      const log = new WriteGrantLog();
+      let now = 9_000_000;
+      // Background grants made while the headroom is held (after the first interactive request).
+      const background: number[] = [];
+      let held = false;
+      // Fewer requests than the log keeps (MAX_WRITE_LIMIT): these callers ask much faster than the
+      // budget grants, so their reservations run far ahead of now; real ones are bounded by the write
+      // activities waiting on them (a few per worker process and account).
+      for (let i = 0; i < 190; i++) {
+        now += Math.floor(random() * 300);
+        const interactive = random() < 0.1;
+        const t = log.grant(at(now, { ...hold, interactive }));
+        expect(t).toBeGreaterThanOrEqual(now + base.leadMs);
+        if (held && !interactive) insertGrant(background, t);
+        held ||= interactive;
+      }
+      expect(background.length).toBeGreaterThan(100);
+      expect(withinWindow(background, 20 - hold.headroom, 10_250)).toBe(true);
+      expect(withinWindow(log.instants(), 20, 10_250)).toBe(true);
+    }
+  });
+
   it('refuses requests whose numbers make no budget', () => {
     expect(writeBudgetRequestProblem(at(1))).toBeUndefined();
     expect(writeBudgetRequestProblem(at(1, { limit: 0 }))).toMatch(/limit/);
     expect(writeBudgetRequestProblem(at(1, { windowMs: 0 }))).toMatch(/windowMs/);
     expect(writeBudgetRequestProblem(at(Number.NaN))).toMatch(/now/);
+    expect(writeBudgetRequestProblem(at(1, { headroom: 20 }))).toMatch(/headroom/);
+    expect(writeBudgetRequestProblem(at(1, { headroom: 1.5 }))).toMatch(/headroom/);
+    expect(writeBudgetRequestProblem(at(1, { headroomHoldMs: -1 }))).toMatch(/headroomHoldMs/);
   });
 });

@@ -2,10 +2,13 @@
  * Registry calls carry a task-queue priority (issue 18, item 1), and the account's rate-limited queue
  * dispatches by it: against the dev server (priority-enabled matcher, src/toolchain/dev-server.ts),
  * the product's workers and the simulator with the spec's rate limits, an operator's update on one
- * brand is served ahead of a backlog of brand orders queued on the same account's writes queue.
+ * brand is served ahead of a backlog of brand orders queued on the same account: on the account's
+ * interactive writes queue, with slots of its own, and with an instant from the write budget's
+ * headroom, so its write reaches the registry ahead of registrations already waiting for theirs.
  *
  * The order is read from the workflows' histories (ActivityTaskScheduled carries the priority, and
- * ActivityTaskStarted the time each task left the queue), all timestamps from the one server clock.
+ * ActivityTaskStarted the time each task left the queue, ActivityTaskCompleted when its call was
+ * answered), all timestamps from the one server clock.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -13,6 +16,10 @@ import { tsToMs } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registryEventSignal } from '../../src/contracts/signals.js';
+import {
+  registryInteractiveWritesTaskQueue,
+  registryWritesTaskQueue,
+} from '../../src/contracts/task-queues.js';
 import {
   brandHandle,
   correctBrand,
@@ -43,9 +50,11 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 interface ActivityCall {
   activityType: string;
+  taskQueue: string | undefined;
   priorityKey: number | undefined;
   scheduledAt: number;
   startedAt: number | undefined;
+  completedAt: number | undefined;
 }
 
 const millis = (event: HistoryEvent): number => tsToMs(event.eventTime);
@@ -59,14 +68,21 @@ async function activityCalls(client: Client, reference: string): Promise<Activit
     if (scheduled)
       calls.set(Number(event.eventId), {
         activityType: scheduled.activityType?.name ?? '',
+        taskQueue: scheduled.taskQueue?.name ?? undefined,
         priorityKey: scheduled.priority?.priorityKey ?? undefined,
         scheduledAt: millis(event),
         startedAt: undefined,
+        completedAt: undefined,
       });
     const started = event.activityTaskStartedEventAttributes;
     if (started) {
       const call = calls.get(Number(started.scheduledEventId));
       if (call) call.startedAt = millis(event);
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed) {
+      const call = calls.get(Number(completed.scheduledEventId));
+      if (call) call.completedAt = millis(event);
     }
   }
   return [...calls.values()];
@@ -92,6 +108,10 @@ describe('registry call priorities on one account', () => {
     await startBrandOrder(stack.client, brandOrder(polled, ACCOUNT), {
       workflowOptions: { steadyPollMs: 1000 },
     });
+    await waitForBrandPhase(stack.client, operated, 'ready', 60_000);
+    // An operator's first correction, before any backlog: from here on the write budget keeps a
+    // headroom in every window for interactive writes (the hold lasts minutes).
+    await correctBrand(stack.client, operated, { patch: { email: 'first@acme.example' } });
     await waitForBrandPhase(stack.client, operated, 'ready', 60_000);
 
     // The backlog: BACKLOG registrations, every one scheduled on the writes queue before the operator acts.
@@ -142,8 +162,8 @@ describe('registry call priorities on one account', () => {
     );
 
     // The order: of the registrations still waiting when the operator's write was queued, none left the
-    // queue after it was queued and before it (at most two already in the worker's hands may).
-    const update = opCalls.find((c) => c.activityType === 'updateBrand')!;
+    // queue after it was queued and before it.
+    const update = opCalls.filter((c) => c.activityType === 'updateBrand').at(-1)!;
     const waiting = bulkRegistrations.filter((c) => c.startedAt! > update.scheduledAt);
     const ahead = waiting.filter((c) => c.startedAt! < update.startedAt!);
     console.log(
@@ -151,15 +171,27 @@ describe('registry call priorities on one account', () => {
         `${ahead.length} started before it; update waited ${update.startedAt! - update.scheduledAt} ms, ` +
         `webhook read ${webhookRead.startedAt! - webhookRead.scheduledAt} ms`,
     );
-    // A FIFO queue starts every waiting order first (ahead = waiting). With priority, the operator's
-    // write goes next but for the tasks that slots freed while it reached the server's matcher: each
-    // of the writes worker's WRITE_ACTIVITIES_PER_ACCOUNT slots polls once when it frees, and a burst
-    // of the budget's window frees several at once (0 seen in most runs; 2 once, 3 once, in full runs
-    // of the suite). So the backlog must hold more than twice that many waiting registrations for the
-    // check to tell priority from FIFO: BACKLOG is sized for it (2 writes/s drain it, so how many are
-    // still waiting depends on how fast this machine scheduled the backlog: 25 to 30 of 40 were).
+    // One FIFO queue for all writes would start every waiting order first (ahead = waiting). The
+    // operator's write has its own queue and slots: it starts at once, but for the registrations the
+    // backlog's slots took while it reached the server's matcher (0 seen). The backlog must hold more
+    // than twice a worker's slots of waiting registrations for the check to tell this from FIFO:
+    // BACKLOG is sized for it (2 writes/s drain it, so how many are still waiting depends on how fast
+    // this machine scheduled the backlog: 25 to 30 of 40 were).
     expect(waiting.length).toBeGreaterThanOrEqual(2 * WRITE_ACTIVITIES_PER_ACCOUNT);
     expect(ahead.length).toBeLessThanOrEqual(WRITE_ACTIVITIES_PER_ACCOUNT);
+
+    // Interactive writes have their own queue and slots, and the budget's headroom: the operator's
+    // write also reached the registry ahead of registrations whose slots had asked for their instants
+    // before it (first come, first served, none would: it would wait for the backlog's next window).
+    expect(update.taskQueue).toBe(registryInteractiveWritesTaskQueue(ACCOUNT));
+    expect(new Set(bulkRegistrations.map((c) => c.taskQueue))).toEqual(
+      new Set([registryWritesTaskQueue(ACCOUNT)]),
+    );
+    const overtaken = bulkRegistrations.filter(
+      (c) => c.startedAt! < update.startedAt! && c.completedAt! > update.completedAt!,
+    );
+    console.log(`priority: the operator's write overtook ${overtaken.length} registrations holding a slot`);
+    expect(overtaken.length).toBeGreaterThanOrEqual(2);
 
     // Priorities as recorded: orders 3, the operator's write 1, the webhook's read 2.
     expect(new Set(bulkRegistrations.map((c) => c.priorityKey))).toEqual(

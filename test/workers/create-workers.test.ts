@@ -17,6 +17,7 @@ import { startBrandOrder } from '../../src/orders/index.js';
 import { temporalCliPath } from '../../src/toolchain/paths.js';
 import {
   createWorkers,
+  INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT,
   WorkersStartAborted,
   WRITE_ACTIVITIES_PER_ACCOUNT,
 } from '../../src/workers/create-workers.js';
@@ -66,7 +67,7 @@ async function workersBehindProxy(name: string) {
 }
 
 describe('createWorkers', () => {
-  it('runs the workflow queue and, per account, a reads and a writes queue with the spec budget', async () => {
+  it('runs the workflow queue and, per account, a reads queue and two writes queues (background, interactive) with the spec budget', async () => {
     const workers = await createWorkers(
       {
         temporal: { address: 'unused:7233', namespace: 'default' },
@@ -88,13 +89,18 @@ describe('createWorkers', () => {
         [WRITE_BUDGET_TASK_QUEUE, undefined],
         ['registry-reads/alpha', REGISTRY_READS_PER_SECOND],
         ['registry-writes/alpha', backstop],
+        ['registry-writes/alpha/interactive', backstop],
         ['registry-reads/beta', REGISTRY_READS_PER_SECOND],
         ['registry-writes/beta', backstop],
+        ['registry-writes/beta/interactive', backstop],
       ]);
+      // Interactive writes (an operator's, or woken by a webhook) have slots of their own.
       for (const w of workers.workers.filter((w) => w.options.taskQueue.startsWith('registry-writes/')))
         expect(w.options.tuner.activityTaskSlotSupplier).toMatchObject({
           type: 'fixed-size',
-          numSlots: WRITE_ACTIVITIES_PER_ACCOUNT,
+          numSlots: w.options.taskQueue.endsWith('/interactive')
+            ? INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT
+            : WRITE_ACTIVITIES_PER_ACCOUNT,
         });
       // The spec: 20 GET per second, 20 writes per 10 seconds.
       expect(REGISTRY_READS_PER_SECOND).toBe(20);
@@ -117,10 +123,10 @@ describe('createWorkers', () => {
       workflowTaskQueue: `tcr-workflows-${randomUUID()}`,
     });
     const run = first.run();
-    expect(first.workers.map((w) => w.getState())).toEqual(['RUNNING', 'RUNNING', 'RUNNING', 'RUNNING']);
+    expect(first.workers.map((w) => w.getState())).toEqual(Array(5).fill('RUNNING'));
     await first.shutdown();
     await run;
-    expect(first.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED', 'STOPPED']);
+    expect(first.workers.map((w) => w.getState())).toEqual(Array(5).fill('STOPPED'));
     await first.shutdown(); // idempotent
     // The connection was given, not owned: still usable by new workers.
     const second = await createWorkers(config, { connection: env.nativeConnection, workflowBundle: bundle });
@@ -206,7 +212,7 @@ describe('createWorkers', () => {
     const options = { connection: env.nativeConnection, workflowBundle: bundle, workflowTaskQueue };
     const idle = await createWorkers(config, options);
     await Promise.all([idle.shutdown(), idle.shutdown()]);
-    expect(idle.workers.map((w) => w.getState())).toEqual(['STOPPED', 'STOPPED', 'STOPPED', 'STOPPED']);
+    expect(idle.workers.map((w) => w.getState())).toEqual(Array(5).fill('STOPPED'));
     const again = await createWorkers(config, options);
     const run = again.run();
     await again.shutdown();

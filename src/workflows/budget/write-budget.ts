@@ -2,9 +2,10 @@
  * The write budget of one CSP account (src/contracts/write-budget.ts): a workflow per account that
  * grants write reservations from the instants of its last grants. Each `reserveWrite` is answered at
  * once (the handler never waits), so no update is in flight across a continue-as-new and the state is
- * the list of recent instants alone. It runs as long as the account is served and continues as new
- * after MAX_GRANTS_PER_RUN grants (or when the server suggests it), carrying the last grants. It
- * sets no timer and never reads its clock (instants come from the callers).
+ * the grant log alone (its recent instants, and when the last interactive request came). It runs as
+ * long as the account is served and continues as new after MAX_GRANTS_PER_RUN grants (or when the
+ * server suggests it), carrying the log. It sets no timer and never reads its clock (instants come
+ * from the callers).
  */
 import {
   ApplicationFailure,
@@ -15,12 +16,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
-  insertGrant,
-  MAX_WRITE_LIMIT,
-  nextWriteGrant,
   reserveWriteUpdate,
   type WriteBudgetInput,
-  withoutUnusedGrant,
+  WriteGrantLog,
   writeBudgetRequestProblem,
 } from '../../contracts/write-budget.js';
 
@@ -28,18 +26,12 @@ import {
 export const MAX_GRANTS_PER_RUN = 500;
 
 export async function writeBudget(input: WriteBudgetInput = {}): Promise<void> {
-  const grants = [...(input.grants ?? [])]
-    .filter((t) => Number.isFinite(t))
-    .sort((a, b) => a - b)
-    .slice(-MAX_WRITE_LIMIT);
+  const log = new WriteGrantLog(input);
   let issued = 0;
   setHandler(
     reserveWriteUpdate,
     (request) => {
-      withoutUnusedGrant(grants, request.unused);
-      const at = nextWriteGrant(grants, request);
-      insertGrant(grants, at);
-      if (grants.length > MAX_WRITE_LIMIT) grants.splice(0, grants.length - MAX_WRITE_LIMIT);
+      const at = log.grant(request);
       issued += 1;
       return { at };
     },
@@ -52,5 +44,5 @@ export async function writeBudget(input: WriteBudgetInput = {}): Promise<void> {
   );
   await condition(() => issued >= MAX_GRANTS_PER_RUN || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
-  await continueAsNew<typeof writeBudget>({ grants });
+  await continueAsNew<typeof writeBudget>(log.carried());
 }

@@ -18,9 +18,11 @@
  * account's queue, an operator's call is dispatched next instead of at the back. The loop never runs
  * two of an entity's registry calls at once (./loop.ts), so the workflow sets the priority around
  * each step with `at` and every call inside the step carries it (deterministic: plain workflow state).
+ * Writes at the operator and webhook priorities go to the account's interactive writes queue, with
+ * worker slots of their own and the headroom of the write budget (src/contracts/write-budget.ts).
  */
 
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import {
   nonRetryableRegistryFailureTypes,
   type RegistryReadActivities,
@@ -31,7 +33,12 @@ import type {
   CampaignWriteActivities,
 } from '../../contracts/campaign-activity-types.js';
 import { priorityKeys } from '../../contracts/priorities.js';
-import { registryReadsTaskQueue, registryWritesTaskQueue } from '../../contracts/task-queues.js';
+import {
+  registryInteractiveWritesTaskQueue,
+  registryReadsTaskQueue,
+  registryWritesTaskQueue,
+} from '../../contracts/task-queues.js';
+import { PATCHES } from '../patches.js';
 import type { AuditCause } from './audit.js';
 
 /** Heartbeat timeout of every registry activity (the activities heartbeat every 2 s). */
@@ -102,22 +109,32 @@ export function registryReadOptions(
   };
 }
 
-function stubsAt(
-  account: string,
-  priority: RegistryPriority,
-): { reads: RegistryReads; writes: RegistryWrites } {
-  const prio = { priorityKey: registryPriorityKeys[priority] };
-  return {
-    reads: proxyActivities<RegistryReads>(registryReadOptions(account, priority)),
-    writes: proxyActivities<RegistryWrites>({
-      taskQueue: registryWritesTaskQueue(account),
-      // createCampaign may look up, create and look up again (ambiguous failure) inside one attempt.
-      startToCloseTimeout: '2 minutes',
-      heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
-      retry,
-      priority: prio,
-    }),
-  };
+/** Priorities whose writes are interactive: an operator's, or woken by a webhook (or a sweep). */
+export function isInteractive(priority: RegistryPriority): boolean {
+  return priority === 'operator' || priority === 'webhook';
+}
+
+/**
+ * The queue of a write at `priority`: interactive writes have their own (issue 18: behind a backlog of
+ * orders, every slot of the writes queue is held by background writes waiting for their instants).
+ * Histories recorded before the change scheduled every write on `registry-writes/{account}`: the
+ * patch keeps them there on replay. Asked once per priority and run, when the first write at it is made.
+ */
+function writesTaskQueue(account: string, priority: RegistryPriority): string {
+  return isInteractive(priority) && patched(PATCHES.interactiveWrites)
+    ? registryInteractiveWritesTaskQueue(account)
+    : registryWritesTaskQueue(account);
+}
+
+function writesAt(account: string, priority: RegistryPriority): RegistryWrites {
+  return proxyActivities<RegistryWrites>({
+    taskQueue: writesTaskQueue(account, priority),
+    // createCampaign may look up, create and look up again (ambiguous failure) inside one attempt.
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
+    retry,
+    priority: { priorityKey: registryPriorityKeys[priority] },
+  });
 }
 
 /** A stub whose every method calls the same activity on the stub set of the current priority. */
@@ -130,20 +147,28 @@ function following<T extends object>(pick: () => T): T {
   });
 }
 
-export function registryStubs(account: string): RegistryStubs {
-  const sets = new Map<RegistryPriority, { reads: RegistryReads; writes: RegistryWrites }>();
-  const setAt = (priority: RegistryPriority) => {
-    let set = sets.get(priority);
-    if (!set) {
-      set = stubsAt(account, priority);
-      sets.set(priority, set);
+/** `make(priority)`, made once per priority. */
+function perPriority<T>(make: (priority: RegistryPriority) => T): (priority: RegistryPriority) => T {
+  const made = new Map<RegistryPriority, T>();
+  return (priority) => {
+    let stub = made.get(priority);
+    if (stub === undefined) {
+      stub = make(priority);
+      made.set(priority, stub);
     }
-    return set;
+    return stub;
   };
+}
+
+export function registryStubs(account: string): RegistryStubs {
+  const readsAt = perPriority((priority) =>
+    proxyActivities<RegistryReads>(registryReadOptions(account, priority)),
+  );
+  const writesAtPriority = perPriority((priority) => writesAt(account, priority));
   let current: RegistryPriority = 'order';
   return {
-    reads: following(() => setAt(current).reads),
-    writes: following(() => setAt(current).writes),
+    reads: following(() => readsAt(current)),
+    writes: following(() => writesAtPriority(current)),
     async at(priority, step) {
       const outer = current;
       current = priority;
