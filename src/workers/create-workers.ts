@@ -9,9 +9,9 @@
  *
  * Writes: the account's write budget workflow (src/activities/write-budget.ts) grants each registry
  * write its instant, for every worker process at once, so a window's 20 writes can go together and
- * the 21st waits for the first to leave the window. Each process runs at most
- * WRITE_ACTIVITIES_PER_ACCOUNT write activities of an account at once, so the backlog waits in the
- * task queue, where priority orders it, not in reservations. Interactive writes have their own queue
+ * the 21st waits for the first to leave the window. Each process runs at most a window's worth of an
+ * account's background write activities at once (`writeActivitySlots`), so the rest of a backlog
+ * waits in the task queue, where priority orders it, not in reservations. Interactive writes have their own queue
  * and slots, and the budget keeps a few instants of every window for them while they come. The
  * server-side rate of the writes queues is only a backstop (the account's window count per second).
  *
@@ -69,11 +69,15 @@ import { workerTracingOptions } from './tracing-options.js';
 export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
 
 /**
- * Write activities of one account a worker process runs at once. Enough for a window's burst to go in
- * a few waves (each a reservation and a call, tens of ms), few enough that an operator's write, which
- * the task queue hands to the next free slot, finds few reservations ahead of it.
+ * Background write activities of one account a worker process runs at once: a window's worth (the
+ * account's writes per 10 s, at most 100), so a window's writes all hold their reservations for its
+ * first instant and go together. With 5 slots a window's 20 went in four rounds of a reservation and a
+ * call, and the last left about 2.5 s after the first (docs/benchmarks.md, section 1). Interactive
+ * writes do not wait for these slots: they have their own queue and slots.
  */
-export const WRITE_ACTIVITIES_PER_ACCOUNT = 5;
+export function writeActivitySlots(writesPer10Seconds: number): number {
+  return Math.max(1, Math.min(100, Math.floor(writesPer10Seconds)));
+}
 
 /**
  * Interactive write activities (an operator's, or woken by a webhook) of one account a worker process
@@ -283,7 +287,7 @@ export async function createWorkers(
       await create({
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
-        maxConcurrentActivityTaskExecutions: WRITE_ACTIVITIES_PER_ACCOUNT,
+        maxConcurrentActivityTaskExecutions: writeActivitySlots(budget.writesPer10Seconds),
         // One poll at a time: a freed slot takes the highest-priority task waiting when it asks, and
         // at most one task is in hand ahead of an operator's that arrives meanwhile.
         maxConcurrentActivityTaskPolls: 1,
