@@ -59,6 +59,7 @@ import { closeRegistryClients, type RegistryClient, registryClientFor } from '..
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
 import { checkNamespace, checkSearchAttributes } from './namespace-checks.js';
 import { startRegistrationGauges } from './registration-gauges.js';
+import { type RunningWorkers, releaseUnstarted, runningWorkers } from './running-workers.js';
 import { ensureSweepSchedules, type SweepScheduleOutcome } from './sweep-schedule.js';
 import { workerTracingOptions } from './tracing-options.js';
 
@@ -138,16 +139,7 @@ export interface CreateWorkersOptions {
   };
 }
 
-export interface RunningWorkers {
-  workers: Worker[];
-  connection: NativeConnection;
-  /** Runs every worker until shutdown; rejects if one fails. */
-  run(): Promise<void>;
-  /** Graceful: stop polling, let running tasks finish, close clients and (own) connection. Idempotent. */
-  shutdown(): Promise<void>;
-  /** What became of each account's sweep Schedule (none when config.sweep has no `every`). */
-  sweepSchedules?: SweepScheduleOutcome[];
-}
+export type { RunningWorkers } from './running-workers.js';
 
 export function registryResolver(accounts: CspAccountConfig[]): RegistryClientResolver {
   const byName = new Map(accounts.map((a) => [a.name, a]));
@@ -340,70 +332,4 @@ function sweepSchedules(
     config,
     options.workflowTaskQueue,
   );
-}
-
-/**
- * After a failed or stopped start: workers made but never run are started and stopped at once (the
- * SDK has no other way to release one), then the registry clients and the connection are closed.
- */
-async function releaseUnstarted(workers: Worker[], ownedConnection: NativeConnection | undefined) {
-  const runs = workers.map((w) => w.run().catch(() => undefined));
-  for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-  await Promise.all(runs);
-  await closeRegistryClients();
-  await ownedConnection?.close().catch(() => undefined);
-}
-
-function runningWorkers(
-  workers: Worker[],
-  connection: NativeConnection,
-  ownsConnection: boolean,
-  /** Stops what else uses the connection (the gauges), before it closes. */
-  beforeClose: () => Promise<void> | undefined,
-): RunningWorkers {
-  // Each worker's run, started once: a shutdown awaits the activity workers' runs before it stops
-  // the workflow workers.
-  let runs: Promise<void>[] | undefined;
-  const started = () => {
-    runs ??= workers.map((w) => w.run());
-    return runs;
-  };
-  let running: Promise<void> | undefined;
-  let stopping: Promise<void> | undefined;
-  const run = () => {
-    running ??= Promise.all(started()).then(() => undefined);
-    return running;
-  };
-  const stop = async (some: Worker[]) => {
-    const all = started();
-    for (const w of some) if (w.getState() === 'RUNNING') w.shutdown();
-    await Promise.all(some.map((w) => all[workers.indexOf(w)]?.catch(() => undefined)));
-  };
-  return {
-    workers,
-    connection,
-    run,
-    shutdown() {
-      // Once only: it closes the registry clients and the connection it opened. Workers that were
-      // created but never run are started and stopped at once, so they release their task queues.
-      // The activity workers stop first and their running activities finish while the workflow
-      // workers still run: a write in flight reserves its instant from the account's budget
-      // workflow, which only a running workflow worker answers.
-      stopping ??= (async () => {
-        run().catch(() => undefined);
-        const activityWorkers = workers.filter(hostsActivities);
-        await stop(activityWorkers);
-        await stop(workers.filter((w) => !activityWorkers.includes(w)));
-        await beforeClose();
-        await closeRegistryClients();
-        if (ownsConnection) await connection.close();
-      })();
-      return stopping;
-    },
-  };
-}
-
-/** Whether a worker runs activities (a registry queue) rather than workflows. */
-function hostsActivities(worker: Worker): boolean {
-  return worker.options.activities.size > 0;
 }
