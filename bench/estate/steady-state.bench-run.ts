@@ -14,7 +14,8 @@
  * Figures, not assertions on time (a wrong count still fails: writes, lost change never noticed).
  *   npm run build && nice -n 19 npx vitest run --config bench/estate/vitest.config.ts bench/estate/steady-state.bench-run.ts
  * ESTATE_BRANDS (default 2,000), ESTATE_CAMPAIGNS (8,000), ESTATE_CACHE (2,000 cached workflows),
- * ESTATE_WINDOW_MS (steady-state window, 180,000), ESTATE_WAKES (40). Results:
+ * ESTATE_WINDOW_MS (steady-state window, 180,000), ESTATE_WAKES (40), ESTATE_WORKER_NODE_ARGS (the
+ * worker process's Node options, e.g. `--max-old-space-size=1024`; none by default). Results:
  * bench/estate/results-steady.<time>.json.
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -39,6 +40,8 @@ const CAMPAIGNS = Number(process.env.ESTATE_CAMPAIGNS ?? 8_000);
 const CACHE = Number(process.env.ESTATE_CACHE ?? 2_000);
 const WINDOW_MS = Number(process.env.ESTATE_WINDOW_MS ?? 180_000);
 const WAKES = Number(process.env.ESTATE_WAKES ?? 40);
+/** Node options of the worker process, e.g. `--max-old-space-size=1024` (space-separated). */
+const WORKER_NODE_ARGS = (process.env.ESTATE_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const READS_PER_SECOND = 20;
 
 const mb = (bytes: number) => round(bytes / 1_048_576, 1);
@@ -67,6 +70,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
     const metricsPort = await freePort();
     const metrics = `http://127.0.0.1:${metricsPort}/metrics`;
     const worker = stack.startWorkerProcess({
+      nodeArgs: WORKER_NODE_ARGS,
       env: {
         TCR_WORKER_MAX_CACHED_WORKFLOWS: String(CACHE),
         TCR_WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
@@ -250,6 +254,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
       brands: BRANDS,
       campaigns: CAMPAIGNS,
       cache: CACHE,
+      workerNodeArgs: WORKER_NODE_ARGS,
       seed: { ms: seedMs, ...seeded.campaignKinds },
       workerRssAtStartMb: mb(rssAtStart ?? 0),
       import: importResult,
