@@ -15,8 +15,9 @@
  * skew between worker hosts), any `limit + 1` arrivals span more than the window.
  *
  * Interactive writes (an operator's, or woken by a webhook) are not queued behind background ones: while
- * one was asked for in the last `headroomHoldMs`, background grants keep `headroom` instants of every
- * window free, and an interactive grant may use the whole window. So an operator's write behind a
+ * one was asked for in the last `headroomHoldMs`, background grants leave free in every window as many
+ * instants as interactive writes took in the last window plus `headroom` (at most half the window),
+ * and an interactive grant may use the whole window. So an operator's write behind a
  * backlog of orders finds an instant within its lead, where first come, first served would put it after
  * the backlog's window (up to a window and its margin later). When no interactive write has come for
  * that long, background work has the whole window again (a bulk run alone loses nothing); the first
@@ -62,8 +63,8 @@ export interface WriteBudgetRequest {
   /** An operator's write, or one a webhook woke: it may use the headroom. */
   interactive?: boolean;
   /**
-   * Instants of every window that background grants leave free while interactive writes are in use
-   * (default 0). Less than `limit`.
+   * Instants of every window that background grants leave free while interactive writes are in use,
+   * beyond those interactive writes took in the last window (default 0). Less than `limit`.
    */
   headroom?: number;
   /** How long after an interactive request the headroom is kept (ms, default 0). */
@@ -80,6 +81,8 @@ export interface WriteBudgetInput {
   grants?: number[];
   /** When (the caller's clock) the last interactive request came, carried by continue-as-new. */
   lastInteractive?: number;
+  /** The interactive ones among `grants`, carried by continue-as-new. */
+  interactiveGrants?: number[];
 }
 
 export const reserveWriteUpdate = defineUpdate<WriteReservation, [WriteBudgetRequest]>('reserveWrite');
@@ -110,14 +113,20 @@ export function writeBudgetRequestProblem(request: WriteBudgetRequest): string |
 /**
  * How many grants a window may hold with this request's grant in it: the whole limit for an
  * interactive request, or while no interactive request came in the last `headroomHoldMs` before it
- * (`lastInteractive`, the caller's clock); otherwise the limit less the headroom.
+ * (`lastInteractive`, the caller's clock). Otherwise background grants leave room for the interactive
+ * writes of the last window (`recentInteractive`: interactive grants from a window before the
+ * request's now on) plus the headroom, and keep at least half the limit.
  */
-export function grantLimit(request: WriteBudgetRequest, lastInteractive: number | undefined): number {
+export function grantLimit(
+  request: WriteBudgetRequest,
+  lastInteractive: number | undefined,
+  recentInteractive = 0,
+): number {
   const headroom = request.headroom ?? 0;
   if (request.interactive || headroom === 0 || lastInteractive === undefined) return request.limit;
-  return request.now - lastInteractive < (request.headroomHoldMs ?? 0)
-    ? request.limit - headroom
-    : request.limit;
+  if (request.now - lastInteractive >= (request.headroomHoldMs ?? 0)) return request.limit;
+  const kept = Math.min(Math.floor(request.limit / 2), recentInteractive + headroom);
+  return request.limit - Math.max(headroom, kept);
 }
 
 /** Whether `sorted` (ascending) holds at most `limit` instants in any span shorter than `span`. */
@@ -182,24 +191,36 @@ export function withoutUnusedGrant(grants: number[], unused: number | undefined)
  */
 export class WriteGrantLog {
   private readonly grants: number[];
+  /** The interactive ones among them (ascending), to size the headroom by their recent number. */
+  private readonly interactive: number[];
   private lastInteractive: number | undefined;
 
   constructor(carried: WriteBudgetInput = {}) {
-    this.grants = [...(carried.grants ?? [])]
-      .filter((t) => Number.isFinite(t))
-      .sort((a, b) => a - b)
-      .slice(-MAX_WRITE_LIMIT);
+    const instants = (list: number[] | undefined) =>
+      [...(list ?? [])]
+        .filter((t) => Number.isFinite(t))
+        .sort((a, b) => a - b)
+        .slice(-MAX_WRITE_LIMIT);
+    this.grants = instants(carried.grants);
+    this.interactive = instants(carried.interactiveGrants);
     this.lastInteractive = Number.isFinite(carried.lastInteractive) ? carried.lastInteractive : undefined;
   }
 
   /** Takes back the request's unused instant, grants the next one and records it. */
   grant(request: WriteBudgetRequest): number {
     withoutUnusedGrant(this.grants, request.unused);
-    const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive));
-    if (request.interactive)
-      this.lastInteractive = Math.max(this.lastInteractive ?? request.now, request.now);
+    withoutUnusedGrant(this.interactive, request.unused);
+    const since = request.now - request.windowMs - request.marginMs;
+    const recent = this.interactive.filter((t) => t > since).length;
+    const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
     insertGrant(this.grants, at);
     if (this.grants.length > MAX_WRITE_LIMIT) this.grants.splice(0, this.grants.length - MAX_WRITE_LIMIT);
+    if (request.interactive) {
+      this.lastInteractive = Math.max(this.lastInteractive ?? request.now, request.now);
+      insertGrant(this.interactive, at);
+      if (this.interactive.length > MAX_WRITE_LIMIT)
+        this.interactive.splice(0, this.interactive.length - MAX_WRITE_LIMIT);
+    }
     return at;
   }
 
@@ -212,6 +233,7 @@ export class WriteGrantLog {
   carried(): WriteBudgetInput {
     return {
       grants: [...this.grants],
+      ...(this.interactive.length > 0 ? { interactiveGrants: [...this.interactive] } : {}),
       ...(this.lastInteractive !== undefined ? { lastInteractive: this.lastInteractive } : {}),
     };
   }

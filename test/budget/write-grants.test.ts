@@ -89,23 +89,46 @@ describe('write grants', () => {
     expect(grants).toHaveLength(20);
   });
 
-  it('keeps the headroom free of background grants while interactive writes come, and grants an interactive write in it at once', () => {
+  it("leaves the last window's interactive writes and the headroom free of background grants while they come, and grants an interactive write there at once", () => {
     const hold = { headroom: 2, headroomHoldMs: 60_000 };
     const log = new WriteGrantLog();
     // An operator's write: the headroom is held from now on.
     expect(log.grant(at(1_000_000, { ...hold, interactive: true }))).toBe(1_000_050);
-    // A backlog asks for 40: the window holds the operator's and 17 more, the next 18 a window later.
+    // A backlog asks for 40: background grants leave that write and 2 more free, so the window holds
+    // it and 16 more; the next 17 a window later.
     const background = Array.from({ length: 40 }, (_, i) => log.grant(at(1_000_001 + i, hold)));
-    expect(background.slice(0, 17)).toEqual(Array.from({ length: 17 }, (_, i) => 1_000_051 + i));
-    expect(background[17]).toBeGreaterThanOrEqual(1_000_050 + 10_250);
-    // Another operator's write behind that backlog goes at its own lead, not after the backlog's window.
-    expect(log.grant(at(1_000_500, { ...hold, interactive: true }))).toBe(1_000_550);
-    expect(log.grant(at(1_000_600, { ...hold, interactive: true }))).toBe(1_000_650);
+    expect(background.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => 1_000_051 + i));
+    expect(background[16]).toBeGreaterThanOrEqual(1_000_050 + 10_250);
+    // Operators' writes behind that backlog go at their own lead, not after the backlog's window:
+    // the rest of the window is theirs.
+    for (const now of [1_000_500, 1_000_600, 1_000_700])
+      expect(log.grant(at(now, { ...hold, interactive: true }))).toBe(now + 50);
     // The window is then full for everyone, interactive writes too.
-    expect(log.grant(at(1_000_700, { ...hold, interactive: true }))).toBeGreaterThanOrEqual(
+    expect(log.grant(at(1_000_800, { ...hold, interactive: true }))).toBeGreaterThanOrEqual(
       1_000_050 + 10_250,
     );
     expect(withinWindow(log.instants(), 20, 10_250)).toBe(true);
+  });
+
+  it('sizes the room it leaves by the interactive writes of the last window, up to half the window', () => {
+    const hold = { headroom: 2, headroomHoldMs: 600_000 };
+    // Four interactive writes in the last window (two operators' corrections, each an update and a
+    // revet): background grants leave them and 2 more free, so a window holds those 4 and 10 more.
+    const log = new WriteGrantLog();
+    for (const now of [1_000_000, 1_000_300, 1_005_000, 1_005_300])
+      log.grant(at(now, { ...hold, interactive: true }));
+    const background = Array.from({ length: 20 }, (_, i) => log.grant(at(1_005_400 + i, hold)));
+    expect(background.filter((t) => t < 1_000_050 + 10_250)).toHaveLength(10);
+    // A flood of interactive writes (fifteen in the window) still leaves background half of it.
+    const flooded = new WriteGrantLog();
+    for (let i = 0; i < 15; i++) flooded.grant(at(2_000_000 + i, { ...hold, interactive: true }));
+    const after = Array.from({ length: 20 }, (_, i) => flooded.grant(at(2_000_100 + i, hold)));
+    // The window already holds 15: background gets nothing in it, and then at most 10 a window.
+    expect(after.filter((t) => t < 2_000_050 + 10_250)).toHaveLength(0);
+    expect(withinWindow(flooded.instants(), 20, 10_250)).toBe(true);
+    // The interactive instants are carried by continue-as-new.
+    expect(new WriteGrantLog(log.carried()).carried()).toEqual(log.carried());
+    expect(log.carried().interactiveGrants).toHaveLength(4);
   });
 
   it('gives background work the whole window when no interactive write came within the hold', () => {
