@@ -40,7 +40,8 @@ export interface WriteBudgetSettings {
   lateMs: number;
   /**
    * Instants of every window that background writes leave to interactive ones (an operator's, or
-   * woken by a webhook) while those are in use; default a tenth of the limit (2 of the spec's 20).
+   * woken by a webhook) while those are in use, beyond those interactive writes took in the last
+   * window; default a tenth of the limit (2 of the spec's 20).
    */
   headroom: number;
   /** How long after an interactive write the headroom is kept; default 5 minutes. */

@@ -22,8 +22,8 @@ export function registryWritesTaskQueue(account: string): string {
  * The account's interactive writes: those an operator asked for or a webhook woke (priority keys
  * `operator` and `webhook`). Their own queue and worker slots, so they never wait behind background
  * writes holding every slot of `registry-writes/{account}` while those wait for their instants; both
- * queues' writes take their instants from the same write budget, which keeps a few instants of every
- * window free for this queue while it is in use (src/contracts/write-budget.ts).
+ * queues' writes take their instants from the same write budget, which keeps room in every window for
+ * this queue while it is in use (src/contracts/write-budget.ts).
  */
 export function registryInteractiveWritesTaskQueue(account: string): string {
   return `registry-writes/${account}/interactive`;

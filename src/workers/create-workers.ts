@@ -12,7 +12,7 @@
  * the 21st waits for the first to leave the window. Each process runs at most a window's worth of an
  * account's background write activities at once (`writeActivitySlots`), so the rest of a backlog
  * waits in the task queue, where priority orders it, not in reservations. Interactive writes have their own queue
- * and slots, and the budget keeps a few instants of every window for them while they come. The
+ * and slots, and the budget keeps room in every window for them while they come. The
  * server-side rate of the writes queues is only a backstop (the account's window count per second).
  *
  * The registry clients also keep their own client-side limiter (per process; reads, and writes outside
@@ -83,7 +83,7 @@ export function writeActivitySlots(writesPer10Seconds: number): number {
 /**
  * Interactive write activities (an operator's, or woken by a webhook) of one account a worker process
  * runs at once, on `registry-writes/{account}/interactive`. They take their instants from the same
- * budget, in the headroom background writes leave while interactive ones are in use.
+ * budget, in the room background writes leave while interactive ones are in use.
  */
 export const INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT = 3;
 
