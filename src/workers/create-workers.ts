@@ -11,9 +11,10 @@
  * write its instant, for every worker process at once, so a window's 20 writes can go together and
  * the 21st waits for the first to leave the window. Each process runs at most a window's worth of an
  * account's background write activities at once (`writeActivitySlots`), so the rest of a backlog
- * waits in the task queue, where priority orders it, not in reservations. Interactive writes have their own queue
- * and slots, and the budget keeps room in every window for them while they come. The
- * server-side rate of the writes queues is only a backstop (the account's window count per second).
+ * waits in the task queue, where priority orders it, not in reservations. Interactive writes have
+ * their own queue and slots, and the budget keeps room in every window for them while they come.
+ * The server-side rate of the writes queues is only a backstop (the account's window count per
+ * second).
  *
  * The registry clients also keep their own client-side limiter (per process; reads, and writes outside
  * a write activity) and hand 429s to Temporal at once (`maxRateLimitRetries: 0`), which retries after
