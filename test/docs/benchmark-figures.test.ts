@@ -141,6 +141,28 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
       row("Started → the call at the registry: the budget's reservation and its instant", o.inActivity, true),
     ];
   },
+  'bench/throughput/results-backlog.2026-11-27T135718Z.json': (r) => [
+    backlogRow(r),
+    `p99 ${r.operatorParts.queued.p99Ms} ms`,
+    `p50 ${s1(r.operatorParts.inActivity.p50Ms)} s, p99\n  ${s1(r.operatorParts.inActivity.p99Ms)} s)`,
+  ],
+  'bench/throughput/results-backlog.2026-11-27T141259Z.json': (r) => [
+    backlogRow(r),
+    `${r.operatorParts.queued.p99Ms} ms and`,
+    `inside the activity p50 ${r.operatorParts.inActivity.p50Ms} ms`,
+  ],
+  'bench/throughput/results-backlog.2026-11-27T142514Z.json': (r) => {
+    const [a, b, c, d] = r.operatorLatenciesMs as number[];
+    const after = r.operatorAfterFirstWindow;
+    return [
+      backlogRow(r),
+      `${r.operatorParts.queued.p99Ms} ms`,
+      `**${s1(a!)} s, ${s1(b!)} s, ${s1(c!)} s**, then ${s1(d!)} s and below`,
+      `first probe on (${after.count} probes): **p50 ${after.p50Ms} ms, p99 ${after.p99Ms} ms, max ${s1(after.maxMs)} s**`,
+      `Over all ${r.operatorToRegistryCall.count} the p99 is the start's ${s1(r.operatorToRegistryCall.p99Ms)} s.`,
+      `The backlog took ${Math.round(r.backlogSeconds)} s`,
+    ];
+  },
   'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) =>
     Object.entries(
       r.accounts as Record<
