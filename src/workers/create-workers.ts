@@ -9,9 +9,9 @@
  *
  * Writes: the account's write budget workflow (src/activities/write-budget.ts) grants each registry
  * write its instant, for every worker process at once, so a window's 20 writes can go together and
- * the 21st waits for the first to leave the window. Each process runs at most a window's worth of an
- * account's background write activities at once (`writeActivitySlots`), so the rest of a backlog
- * waits in the task queue, where priority orders it, not in reservations. Interactive writes have
+ * the 21st waits for the first to leave the window. Each process runs at most
+ * WRITE_ACTIVITIES_PER_ACCOUNT background write activities of an account at once, so a backlog waits
+ * in the task queue, where priority orders it, not in reservations. Interactive writes have
  * their own queue and slots, and the budget keeps room in every window for them while they come.
  * The server-side rate of the writes queues is only a backstop (the account's window count per
  * second).
@@ -71,15 +71,14 @@ import { workerTracingOptions } from './tracing-options.js';
 export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
 
 /**
- * Background write activities of one account a worker process runs at once: a window's worth (the
- * account's writes per 10 s, at most 100), so a window's writes all hold their reservations for its
- * first instant and go together. With 5 slots a window's 20 went in four rounds of a reservation and a
- * call, and the last left about 2.5 s after the first (docs/benchmarks.md, section 1). Interactive
- * writes do not wait for these slots: they have their own queue and slots.
+ * Background write activities of one account a worker process runs at once. Enough for a window's
+ * burst to go in a few waves (each a reservation and a call), few enough that the writes sent at once
+ * do not queue for the registry client's connections after their instants. A window's worth (20) was
+ * tried: under load, writes sent together waited in the client's connection pool (16 connections,
+ * shared with the reads) after their instants, and arrived late enough for one 429
+ * (test/budget/write-window.test.ts, in a full suite beside the estate benchmark).
  */
-export function writeActivitySlots(writesPer10Seconds: number): number {
-  return Math.max(1, Math.min(100, Math.floor(writesPer10Seconds)));
-}
+export const WRITE_ACTIVITIES_PER_ACCOUNT = 5;
 
 /**
  * Interactive write activities (an operator's, or woken by a webhook) of one account a worker process
@@ -280,7 +279,7 @@ export async function createWorkers(
       await create({
         taskQueue: registryWritesTaskQueue(account.name),
         activities: activities.writes,
-        maxConcurrentActivityTaskExecutions: writeActivitySlots(budget.writesPer10Seconds),
+        maxConcurrentActivityTaskExecutions: WRITE_ACTIVITIES_PER_ACCOUNT,
         // One poll at a time: a freed slot takes the highest-priority task waiting when it asks, and
         // at most one task is in hand ahead of an operator's that arrives meanwhile.
         maxConcurrentActivityTaskPolls: 1,

@@ -26,7 +26,7 @@ import {
   startBrandOrder,
   waitForBrandPhase,
 } from '../../src/orders/brand-client.js';
-import { writeActivitySlots } from '../../src/workers/create-workers.js';
+import { WRITE_ACTIVITIES_PER_ACCOUNT } from '../../src/workers/create-workers.js';
 import { registryPriorityKeys } from '../../src/workflows/entity/stubs.js';
 import { brandOrder } from '../cli/support.js';
 import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
@@ -174,7 +174,7 @@ describe('registry call priorities on one account', () => {
     // One FIFO queue for all writes would start every waiting order first (ahead = waiting). The
     // operator's write has its own queue and slots: it starts at once, but for the registrations the
     // backlog's slots took while it reached the server's matcher (0 seen). A backlog still waited in
-    // the queue (beyond the window's worth of registrations its slots held: writeActivitySlots).
+    // the queue (beyond the registrations its slots held: WRITE_ACTIVITIES_PER_ACCOUNT).
     expect(waiting.length).toBeGreaterThanOrEqual(10);
     expect(ahead.length).toBeLessThanOrEqual(5);
 
@@ -190,7 +190,7 @@ describe('registry call priorities on one account', () => {
     );
     console.log(`priority: the operator's write overtook ${overtaken.length} registrations holding a slot`);
     expect(overtaken.length).toBeGreaterThanOrEqual(2);
-    expect(overtaken.length).toBeLessThanOrEqual(writeActivitySlots(20));
+    expect(overtaken.length).toBeLessThanOrEqual(WRITE_ACTIVITIES_PER_ACCOUNT);
 
     // Priorities as recorded: orders 3, the operator's write 1, the webhook's read 2.
     expect(new Set(bulkRegistrations.map((c) => c.priorityKey))).toEqual(

@@ -19,7 +19,7 @@ import {
   createWorkers,
   INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT,
   WorkersStartAborted,
-  writeActivitySlots,
+  WRITE_ACTIVITIES_PER_ACCOUNT,
 } from '../../src/workers/create-workers.js';
 import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
 import {
@@ -100,7 +100,7 @@ describe('createWorkers', () => {
           type: 'fixed-size',
           numSlots: w.options.taskQueue.endsWith('/interactive')
             ? INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT
-            : writeActivitySlots(20),
+            : WRITE_ACTIVITIES_PER_ACCOUNT,
         });
       // The spec: 20 GET per second, 20 writes per 10 seconds.
       expect(REGISTRY_READS_PER_SECOND).toBe(20);
