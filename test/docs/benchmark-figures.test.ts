@@ -160,9 +160,16 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
       `**${s1(a!)} s, ${s1(b!)} s, ${s1(c!)} s**, then ${s1(d!)} s and below`,
       `first probe on (${after.count} probes): **p50 ${after.p50Ms} ms, p99 ${after.p99Ms} ms, max ${s1(after.maxMs)} s**`,
       `Over all ${r.operatorToRegistryCall.count} the p99 is the start's ${s1(r.operatorToRegistryCall.p99Ms)} s.`,
-      `The backlog took ${Math.round(r.backlogSeconds)} s`,
+      `the backlog took ${Math.round(r.backlogSeconds)} s`,
     ];
   },
+  'bench/throughput/results-backlog.2026-11-27T150925Z.json': (r) => [
+    backlogRow(r),
+    `The first operator write took ${s1(r.firstOperatorToRegistryCallMs)} s`,
+    `p99 **${r.operatorToRegistryCall.p99Ms} ms** over all ${r.operatorToRegistryCall.count}, p50 ${r.operatorToRegistryCall.p50Ms} ms`,
+    `Inside the activity p50 ${r.operatorParts.inActivity.p50Ms} ms, p99 ${r.operatorParts.inActivity.p99Ms} ms; in the queue p99 ${r.operatorParts.queued.p99Ms} ms`,
+    `backlog took ${r.backlogSeconds} s instead of 568 s`,
+  ],
   'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) =>
     Object.entries(
       r.accounts as Record<
