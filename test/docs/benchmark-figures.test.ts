@@ -52,7 +52,9 @@ function estateSteadyRows(r: ReturnType<typeof results>): string[] {
     `| Worker RSS: at start / after the import / in the window | ${tenths(r.workerRssAtStartMb)} MB / ${tenths(r.import.workerRssMb)} MB / ${tenths(r.steady.workerRssMb)} MB |`,
     `| Dev server RSS, database | ${r.steady.devServerRssMb} MB, ${r.steady.databaseMb} MB |`,
     `| ${thousands(r.steady.pollReadsPerHour)} reads an hour (${pct(r.steady.readShareOfBudget)} of the budget), ${r.steady.workflowTasksPerSecond.toFixed(1)} workflow and ${r.steady.activityTasksPerSecond.toFixed(1)} activity tasks a second |`,
-    `load average ${r.loadAverageAtStart} at its start`,
+    r.loadAverageAtEnd === undefined
+      ? `load average ${r.loadAverageAtStart} when it wrote its results`
+      : `load average ${r.loadAverageAtStart} at its start`,
   ];
 }
 
@@ -237,6 +239,10 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/estate/results-steady.2026-11-27T073138Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-steady.2026-11-27T090131Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-steady.2026-11-27T092120Z.json': (r) => estateSteadyRows(r),
+  'bench/estate/results-steady.2026-11-27T150845Z.json': (r) => [
+    ...estateSteadyRows(r),
+    `${thousands(r.steady.byEndpoint[0][1])} vet reads and ${r.steady.byEndpoint[1][1]} brand reads`,
+  ],
   'bench/estate/results.2026-11-25T105916Z.json': (r) => {
     const page = (p: { pages: number; meanMs: number; p50Ms: number; p99Ms: number }) =>
       `(${p.pages} pages) | mean ${p.meanMs} ms, p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms |`;
