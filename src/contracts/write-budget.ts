@@ -14,14 +14,14 @@
  * `lateMs` after it, and arriving within the margin's remainder (the spread of network delay, clock
  * skew between worker hosts), any `limit + 1` arrivals span more than the window.
  *
- * Interactive writes (an operator's, or woken by a webhook) are not queued behind background ones: while
- * one was asked for in the last `headroomHoldMs`, background grants leave free in every window as many
- * instants as interactive writes took in the last window plus `headroom` (at most half the window),
- * and an interactive grant may use the whole window. So an operator's write behind a
- * backlog of orders finds an instant within its lead, where first come, first served would put it after
- * the backlog's window (up to a window and its margin later). When no interactive write has come for
- * that long, background work has the whole window again (a bulk run alone loses nothing); the first
- * interactive write after such a quiet spell may wait for the window, as before.
+ * Interactive writes (an operator's, or woken by a webhook) are not queued behind background ones:
+ * while one was asked for in the last `headroomHoldMs`, background grants leave free in every window
+ * as many instants as interactive writes took in the last window plus `headroom` (at most half the
+ * window), and an interactive grant may use the whole window. So an operator's write behind a backlog
+ * of orders finds an instant within its lead, where first come, first served would put it after the
+ * backlog's window (up to a window and its margin later). When no interactive write has come for that
+ * long, background work has the whole window again (a bulk run alone loses nothing); the first
+ * interactive write after such a quiet spell may wait for what was granted before it, as before.
  *
  * The update carries the budget's numbers and the caller's clock only (no reference, no account
  * data): nothing personal in the history. Instants are epoch milliseconds on the callers' clocks (each
@@ -187,7 +187,8 @@ export function withoutUnusedGrant(grants: number[], unused: number | undefined)
 
 /**
  * The budget's state and rule in one place (the workflow holds one, the tests drive one): the last
- * grants (ascending, at most MAX_WRITE_LIMIT) and when the last interactive request came.
+ * grants (ascending, at most MAX_WRITE_LIMIT), the interactive ones among them, and when the last
+ * interactive request came.
  */
 export class WriteGrantLog {
   private readonly grants: number[];
@@ -209,7 +210,8 @@ export class WriteGrantLog {
   /** Takes back the request's unused instant, grants the next one and records it. */
   grant(request: WriteBudgetRequest): number {
     withoutUnusedGrant(this.grants, request.unused);
-    withoutUnusedGrant(this.interactive, request.unused);
+    // A caller hands back only its own kind's instants (each writes queue has its own permits).
+    if (request.interactive) withoutUnusedGrant(this.interactive, request.unused);
     const since = request.now - request.windowMs - request.marginMs;
     const recent = this.interactive.filter((t) => t > since).length;
     const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
