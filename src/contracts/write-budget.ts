@@ -185,6 +185,12 @@ export function withoutUnusedGrant(grants: number[], unused: number | undefined)
   if (index >= 0) grants.splice(index, 1);
 }
 
+/** `at` inserted in order into `grants`, which keeps its last MAX_WRITE_LIMIT instants. */
+function keepGrant(grants: number[], at: number): void {
+  insertGrant(grants, at);
+  if (grants.length > MAX_WRITE_LIMIT) grants.splice(0, grants.length - MAX_WRITE_LIMIT);
+}
+
 /**
  * The budget's state and rule in one place (the workflow holds one, the tests drive one): the last
  * grants (ascending, at most MAX_WRITE_LIMIT), the interactive ones among them, and when the last
@@ -215,13 +221,10 @@ export class WriteGrantLog {
     const since = request.now - request.windowMs - request.marginMs;
     const recent = this.interactive.filter((t) => t > since).length;
     const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
-    insertGrant(this.grants, at);
-    if (this.grants.length > MAX_WRITE_LIMIT) this.grants.splice(0, this.grants.length - MAX_WRITE_LIMIT);
+    keepGrant(this.grants, at);
     if (request.interactive) {
       this.lastInteractive = Math.max(this.lastInteractive ?? request.now, request.now);
-      insertGrant(this.interactive, at);
-      if (this.interactive.length > MAX_WRITE_LIMIT)
-        this.interactive.splice(0, this.interactive.length - MAX_WRITE_LIMIT);
+      keepGrant(this.interactive, at);
     }
     return at;
   }

@@ -249,10 +249,10 @@ export async function createWorkers(
       // that dies mid-call is noticed in seconds. Test overrides are taken as given.
       // The account's registry budget, the same one its registry client's limiter holds.
       const budget = account.rateLimits ?? DEFAULT_RATE_LIMITS;
-      const writeActivities = () => ({
+      const writeActivities = {
         ...createRegistryWriteActivities(resolve),
         ...createCampaignWriteActivities(resolve),
-      });
+      };
       const settings = writeBudgetSettings(budget.writesPer10Seconds);
       const overridden = options.activitiesFor?.(account);
       const activities = overridden
@@ -265,9 +265,9 @@ export async function createWorkers(
                 ...(options.workflowTaskQueue ? { workflowTaskQueue: options.workflowTaskQueue } : {}),
               }),
             }),
-            writes: withHeartbeat(withWriteBudget(writeActivities(), settings)),
+            writes: withHeartbeat(withWriteBudget(writeActivities, settings)),
             interactiveWrites: withHeartbeat(
-              withWriteBudget(writeActivities(), settings, { interactive: true }),
+              withWriteBudget(writeActivities, settings, { interactive: true }),
             ),
           };
       await create({
