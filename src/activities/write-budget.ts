@@ -7,8 +7,9 @@
  * A reservation is one update-with-start: the budget workflow exists on first use. Waiting happens
  * inside the activity, which heartbeats meanwhile (./heartbeat.ts); a cancelled attempt stops waiting
  * and its reservation simply goes unused. A write that would leave more than `lateMs` after its
- * instant (the answer came late, the process stalled) is not sent on that reservation: it reserves
- * again, so the budget's margin always covers the lateness.
+ * instant (the answer came late, the process stalled, it waited for a connection) is not sent on that
+ * reservation: it reserves again, so the budget's margin always covers the lateness. The permit's
+ * `sendBy` carries that limit to the socket (src/registry/send-by.ts).
  */
 import { Context } from '@temporalio/activity';
 import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -127,10 +128,23 @@ async function reserve(
   }
 }
 
+/** One write waiting for its instant in the next batch (see `writeBudgetPermits`). */
+interface Waiter {
+  /** The instant of this write's last reservation, which it did not send on. */
+  unused: number | undefined;
+  signal: AbortSignal | undefined;
+  resolve(at: number): void;
+  reject(error: unknown): void;
+}
+
 /**
- * Permits from the budget workflow of `account`. The lead asked for follows the reservations' round
- * trip as this process measures it (at least `settings.leadMs`), so a reservation's answer arrives
- * before its instant; one that arrives too late anyway is handed back with the next request.
+ * Permits from the budget workflow of `account`. The writes of this process (of one kind) that ask
+ * while a reservation is in flight wait for it to return, then go as one counted request: one update
+ * for many writes, so a burst of a window's writes makes one or two updates, not one each (Temporal
+ * admits only a few updates in flight per workflow: 10 by default). The lead asked for follows the
+ * reservations' round trip as this process measures it (at least `settings.leadMs`), so a
+ * reservation's answer arrives before its instant; one that arrives too late anyway is handed back
+ * with the next request.
  */
 export function writeBudgetPermits(
   account: string,
@@ -141,35 +155,102 @@ export function writeBudgetPermits(
   const taskQueue = options.workflowTaskQueue ?? WRITE_BUDGET_TASK_QUEUE;
   /** Smoothed round trip of a reservation (ms). */
   let roundTrip = settings.leadMs;
+  const queue: Waiter[] = [];
+  let inFlight = false;
+
+  /** Sends one counted request for the writes waiting (at most a window's), then the next batch. */
+  const flush = async (): Promise<void> => {
+    if (inFlight) return;
+    const batch = queue.splice(0, settings.limit).filter((w) => !w.signal?.aborted);
+    if (batch.length === 0) return;
+    inFlight = true;
+    // The update stops waiting only when every write of the batch stopped waiting.
+    const stop = new AbortController();
+    const stopIfAllAborted = () => {
+      if (batch.every((w) => w.signal?.aborted)) stop.abort(new Error('every write of the batch stopped'));
+    };
+    for (const w of batch) w.signal?.addEventListener('abort', stopIfAllAborted, { once: true });
+    const asked = Date.now();
+    const unused = batch.flatMap((w) => (w.unused === undefined ? [] : [w.unused]));
+    const request: WriteBudgetRequest = {
+      limit: settings.limit,
+      windowMs: settings.windowMs,
+      marginMs: settings.marginMs,
+      leadMs: Math.min(MAX_LEAD_MS, Math.max(settings.leadMs, Math.ceil(2 * roundTrip))),
+      now: asked,
+      count: batch.length,
+      headroom: settings.headroom,
+      headroomHoldMs: settings.headroomHoldMs,
+      ...(options.interactive ? { interactive: true } : {}),
+      ...(unused.length > 0 ? { unusedInstants: unused } : {}),
+    };
+    try {
+      // Unused instants are handed back by the first attempt only: a retry must not take them off the
+      // log twice (an attempt whose answer was lost may have been applied).
+      const reservation = await reserve(
+        temporal(),
+        account,
+        (attempt) => {
+          const { unusedInstants: _, ...rest } = request;
+          return attempt === 1 ? { ...request, now: Date.now() } : { ...rest, now: Date.now() };
+        },
+        taskQueue,
+        stop.signal,
+      );
+      roundTrip = 0.8 * roundTrip + 0.2 * (Date.now() - asked);
+      const instants = reservation.instants ?? [reservation.at];
+      batch.forEach((w, i) => {
+        const at = instants[i];
+        if (at === undefined) w.reject(new Error('the write budget answered fewer instants than asked'));
+        else w.resolve(at);
+      });
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+    } finally {
+      for (const w of batch) w.signal?.removeEventListener('abort', stopIfAllAborted);
+      inFlight = false;
+      void flush();
+    }
+  };
+
+  /** This write's next instant: it joins the next batch. */
+  const reserveOne = (unused: number | undefined, signal: AbortSignal | undefined) =>
+    new Promise<number>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const onAbort = () => reject(abortReason(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push({
+        unused,
+        signal,
+        resolve: (at) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(at);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      void flush();
+    });
+
   return {
-    async acquire(signal) {
-      let unused: number | undefined;
+    async acquire(signal, missed) {
+      let unused = missed?.permit.instant;
+      if (missed) {
+        publishWriteBudgetEvent({
+          account,
+          limit: settings.limit,
+          waitedMs: 0,
+          late: true,
+          ...(options.interactive ? { interactive: true } : {}),
+        });
+        options.onLate?.(account, settings.lateMs + missed.lateByMs);
+      }
       for (;;) {
         const asked = Date.now();
-        const request: WriteBudgetRequest = {
-          limit: settings.limit,
-          windowMs: settings.windowMs,
-          marginMs: settings.marginMs,
-          leadMs: Math.min(MAX_LEAD_MS, Math.max(settings.leadMs, Math.ceil(2 * roundTrip))),
-          now: asked,
-          headroom: settings.headroom,
-          headroomHoldMs: settings.headroomHoldMs,
-          ...(options.interactive ? { interactive: true } : {}),
-          ...(unused !== undefined ? { unused } : {}),
-        };
-        // An unused instant is handed back by the first attempt only: a retry must not take a second one
-        // off the log (an attempt whose answer was lost may have been applied).
-        const { at } = await reserve(
-          temporal(),
-          account,
-          (attempt) => {
-            const { unused: _, ...rest } = request;
-            return attempt === 1 ? { ...request, now: Date.now() } : { ...rest, now: Date.now() };
-          },
-          taskQueue,
-          signal,
-        );
-        roundTrip = 0.8 * roundTrip + 0.2 * (Date.now() - asked);
+        // A write that stops waiting leaves its instant unused (the budget only ever grants less).
+        const at = await reserveOne(unused, signal);
         const wait = at - Date.now();
         if (wait > 0) await sleep(wait, signal);
         const late = Date.now() - at;
@@ -181,7 +262,7 @@ export function writeBudgetPermits(
         };
         if (late <= settings.lateMs) {
           publishWriteBudgetEvent({ ...event, late: false });
-          return;
+          return { instant: at, sendBy: at + settings.lateMs };
         }
         publishWriteBudgetEvent({ ...event, late: true });
         options.onLate?.(account, late);

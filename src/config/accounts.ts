@@ -13,6 +13,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { messageOf } from '../common/error-message.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
+import { MAX_WRITE_LIMIT } from '../contracts/write-budget.js';
 import type { RegistryClientOptions } from '../registry/client.js';
 import { hostsVariable, registryEnvironmentSettings } from '../registry/config.js';
 import { checkBaseUrl, type RemoteEnvironment, RemoteEnvironmentNames } from '../registry/environments.js';
@@ -42,7 +43,11 @@ export const CspAccountSchema = z
     rateLimits: z
       .object({
         getsPerSecond: z.number().positive().max(10_000),
-        writesPer10Seconds: z.number().positive().max(100_000),
+        // The account's write budget workflow keeps this many grants (src/contracts/write-budget.ts).
+        writesPer10Seconds: z
+          .number()
+          .positive()
+          .max(MAX_WRITE_LIMIT, `at most ${MAX_WRITE_LIMIT} (the most the write budget can hold)`),
       })
       .strict()
       .optional(),

@@ -41,8 +41,11 @@ export const WRITE_BUDGET_WORKFLOW_TYPE = 'writeBudget';
  */
 export const WRITE_BUDGET_TASK_QUEUE = 'registry-budget';
 
-/** Grants kept per run and carried across continue-as-new: the largest `limit` a request may ask for. */
-export const MAX_WRITE_LIMIT = 200;
+/**
+ * Grants kept per run and carried across continue-as-new: the largest `limit` a request may ask for,
+ * and so the largest `writesPer10Seconds` an account's configuration may give (src/config/accounts.ts).
+ */
+export const MAX_WRITE_LIMIT = 1_000;
 
 export interface WriteBudgetRequest {
   /** Writes admitted in any window (the spec: 20). */
@@ -60,6 +63,13 @@ export interface WriteBudgetRequest {
    * off the log before the new grant (removing an instant never lets any window hold more).
    */
   unused?: number;
+  /**
+   * Instants to grant at once (default 1): the writes of one worker process that asked while its
+   * previous request was in flight, answered by one update. At most `limit`.
+   */
+  count?: number;
+  /** Reservations of the callers in a counted request that were not sent on (as `unused`, several). */
+  unusedInstants?: number[];
   /** An operator's write, or one a webhook woke: it may use the headroom. */
   interactive?: boolean;
   /**
@@ -72,8 +82,10 @@ export interface WriteBudgetRequest {
 }
 
 export interface WriteReservation {
-  /** Epoch ms (Temporal server's clock) from which the write may be sent. */
+  /** Epoch ms (Temporal server's clock) from which the write may be sent: the first of `instants`. */
   at: number;
+  /** Every instant granted, in order, one per write of a counted request. */
+  instants?: number[];
 }
 
 export interface WriteBudgetInput {
@@ -97,6 +109,18 @@ export function writeBudgetRequestProblem(request: WriteBudgetRequest): string |
   if (!Number.isFinite(leadMs) || leadMs < 0) return 'leadMs must be 0 or more';
   if (!Number.isFinite(request.now) || request.now <= 0) return 'now must be an epoch instant';
   if (request.unused !== undefined && !Number.isFinite(request.unused)) return 'unused must be an instant';
+  if (
+    request.count !== undefined &&
+    (!Number.isInteger(request.count) || request.count < 1 || request.count > limit)
+  )
+    return 'count must be an integer from 1 to limit';
+  if (
+    request.unusedInstants !== undefined &&
+    (!Array.isArray(request.unusedInstants) ||
+      request.unusedInstants.length > limit ||
+      !request.unusedInstants.every((t) => Number.isFinite(t)))
+  )
+    return 'unusedInstants must be at most limit instants';
   if (
     request.headroom !== undefined &&
     (!Number.isInteger(request.headroom) || request.headroom < 0 || request.headroom >= limit)
@@ -213,11 +237,16 @@ export class WriteGrantLog {
     this.lastInteractive = Number.isFinite(carried.lastInteractive) ? carried.lastInteractive : undefined;
   }
 
+  /** Takes back the request's unused instants, grants its `count` (default 1) and records them. */
+  grantAll(request: WriteBudgetRequest): number[] {
+    for (const unused of [request.unused, ...(request.unusedInstants ?? [])]) this.handBack(unused, request);
+    const { unused: _, unusedInstants: __, ...asking } = request;
+    return Array.from({ length: request.count ?? 1 }, () => this.grant(asking));
+  }
+
   /** Takes back the request's unused instant, grants the next one and records it. */
   grant(request: WriteBudgetRequest): number {
-    withoutUnusedGrant(this.grants, request.unused);
-    // A caller hands back only its own kind's instants (each writes queue has its own permits).
-    if (request.interactive) withoutUnusedGrant(this.interactive, request.unused);
+    this.handBack(request.unused, request);
     const since = request.now - request.windowMs - request.marginMs;
     const recent = this.interactive.filter((t) => t > since).length;
     const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
@@ -227,6 +256,12 @@ export class WriteGrantLog {
       keepGrant(this.interactive, at);
     }
     return at;
+  }
+
+  private handBack(unused: number | undefined, request: WriteBudgetRequest): void {
+    withoutUnusedGrant(this.grants, unused);
+    // A caller hands back only its own kind's instants (each writes queue has its own permits).
+    if (request.interactive) withoutUnusedGrant(this.interactive, unused);
   }
 
   /** The instants granted (ascending). */

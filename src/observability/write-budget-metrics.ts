@@ -7,7 +7,8 @@
  * - `tcr_write_budget_writes_total{account,kind}`: writes sent on a reservation (the budget spent);
  *   `kind` is `interactive` (an operator's, or woken by a webhook) or `background`;
  * - `tcr_write_budget_late_total{account}`: reservations that came too late to be used and were
- *   handed back (a slow answer or a stalled process; a rising rate means the margin is too thin);
+ *   handed back (a slow answer, a stalled process, or a write that waited for a connection past its
+ *   deadline: that one was counted in the writes too; a rising rate means the margin is too thin);
  * - `tcr_write_budget_wait_seconds{account,kind}`: how long a write waited from asking to its instant
  *   (0 when the window had room; up to the window when it was full);
  * - `tcr_write_budget_limit{account}`: the account's writes per window, to divide by.

@@ -1,5 +1,5 @@
 /**
- * The core every part of the registry client builds on: the options, the connection pool and the
+ * The core every part of the registry client builds on: the options, the connection pools and the
  * HTTP transport (./transport.ts, which alone holds the authorization header), and the shared
  * mechanics of the endpoints: GET and send through the transport, create-once by `referenceId`,
  * lookup by reference, paging. The endpoints sit on top in layers, one family a file:
@@ -20,6 +20,7 @@ import {
 } from './errors.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig, rateLimiterFor, rateLimiterKey } from './rate-limiter.js';
 import type { Page } from './schemas.js';
+import { sendByInterceptor } from './send-by.js';
 import { RegistryTransport, type SendOptions, zodIssues } from './transport.js';
 
 export interface RegistryClientOptions {
@@ -42,9 +43,19 @@ export interface RegistryClientOptions {
   createAttempts?: number;
   /** Page size used by the paging iterators and reference lookups; default 100. */
   pageSize?: number;
-  /** An undici dispatcher to use instead of the client's own keep-alive pool (tests: MockAgent). */
+  /** An undici dispatcher to use instead of the client's own keep-alive pools (tests: MockAgent). */
   dispatcher?: Dispatcher;
 }
+
+/** Connections of an account's read pool, per process. */
+export const READ_CONNECTIONS = 16;
+
+/**
+ * Connections of an account's write pool, per process: apart from the reads, and at least as many as
+ * the write activities a worker process runs for one account (src/workers/create-workers.ts checks
+ * it), so a write never waits for a connection after its permit's instant.
+ */
+export const WRITE_CONNECTIONS = 32;
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -70,8 +81,7 @@ export class RegistryClientCore {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly #http: RegistryTransport;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  readonly #pools: Dispatcher[];
   readonly #createAttempts: number;
   readonly #pageSize: number;
 
@@ -84,22 +94,24 @@ export class RegistryClientCore {
     this.environment = options.environment;
     this.baseUrl = checkedUrl.baseUrl;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher =
-      options.dispatcher ??
+    const pool = (connections: number) =>
       new Pool(checkedUrl.origin, {
-        connections: 16,
+        connections,
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 120_000,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
+    const reads = options.dispatcher ?? pool(READ_CONNECTIONS);
+    const writes = options.dispatcher ?? pool(WRITE_CONNECTIONS);
+    this.#pools = options.dispatcher ? [] : [reads, writes];
     this.#http = new RegistryTransport({
       account: options.account,
       origin: checkedUrl.origin,
       basePath: checkedUrl.basePath,
       authorization: `Basic ${Buffer.from(`${options.apiKey}:${options.apiSecret}`).toString('base64')}`,
-      dispatcher: this.#dispatcher,
+      dispatcher: reads,
+      writeDispatcher: writes.compose(sendByInterceptor()),
       limiter:
         options.rateLimits === false
           ? undefined
@@ -114,9 +126,9 @@ export class RegistryClientCore {
     this.#pageSize = options.pageSize ?? 100;
   }
 
-  /** Closes the client's own connection pool (not a dispatcher passed in). */
+  /** Closes the client's own connection pools (not a dispatcher passed in). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    await Promise.all(this.#pools.map((p) => p.close()));
   }
 
   [inspect.custom](): string {

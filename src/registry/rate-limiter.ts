@@ -179,12 +179,29 @@ export function clearRateLimiters(): void {
 }
 
 /**
+ * A write's permit: the instant it was granted for, and the last moment the write may reach its
+ * socket (`sendBy`, checked there by ./send-by.ts).
+ */
+export interface WritePermit {
+  readonly instant: number;
+  readonly sendBy: number;
+}
+
+/**
  * Where a write's permit comes from when the budget is held outside this process: `acquire` resolves
- * when the write may be sent (rejects with the signal's reason when aborted). Nothing is released
- * after the call: the permit is the instant it was granted for.
+ * when the write may be sent (rejects with the signal's reason when aborted), with its permit, or with
+ * nothing when the write has no deadline. Nothing is released after the call: the permit is the
+ * instant it was granted for. `missed` is the permit of the same write that never left (it reached its
+ * socket after `sendBy`): its instant is handed back with the new request.
  */
 export interface WritePermits {
-  acquire(signal?: AbortSignal): Promise<void>;
+  acquire(signal?: AbortSignal, missed?: MissedWrite): Promise<WritePermit | undefined>;
+}
+
+/** A permit whose write reached its socket `lateByMs` after `sendBy`, and was not sent. */
+export interface MissedWrite {
+  permit: WritePermit;
+  lateByMs: number;
 }
 
 const writePermitScope = new AsyncLocalStorage<WritePermits>();

@@ -24,8 +24,14 @@ import {
   RegistryValidationError,
   UnauthorizedError,
 } from './errors.js';
-import { type AccountRateLimiter, currentWritePermits } from './rate-limiter.js';
+import {
+  type AccountRateLimiter,
+  currentWritePermits,
+  type MissedWrite,
+  type WritePermit,
+} from './rate-limiter.js';
 import { RegistryErrorEntrySchema } from './schemas.js';
+import { SendByMissedError, type SendByOption } from './send-by.js';
 
 /**
  * Spans of registry calls (src/observability/tracing.ts): one per HTTP request, a 429's retry
@@ -118,7 +124,13 @@ export interface RegistryTransportOptions {
   /** The path before `/v2` ('' for none). */
   basePath: string;
   authorization: string;
+  /** Connections for reads. */
   dispatcher: Dispatcher;
+  /**
+   * Connections for writes, apart from the reads so a write never queues behind them, with
+   * ./send-by.ts's interceptor so a budgeted write that reaches its socket too late is not sent.
+   */
+  writeDispatcher: Dispatcher;
   limiter: AccountRateLimiter | undefined;
   timeoutMs: number;
   maxRateLimitRetries: number;
@@ -130,6 +142,7 @@ export class RegistryTransport {
   readonly #basePath: string;
   readonly #authorization: string;
   readonly #dispatcher: Dispatcher;
+  readonly #writeDispatcher: Dispatcher;
   readonly #limiter: AccountRateLimiter | undefined;
   readonly #timeoutMs: number;
   readonly #maxRateLimitRetries: number;
@@ -140,6 +153,7 @@ export class RegistryTransport {
     this.#basePath = options.basePath;
     this.#authorization = options.authorization;
     this.#dispatcher = options.dispatcher;
+    this.#writeDispatcher = options.writeDispatcher;
     this.#limiter = options.limiter;
     this.#timeoutMs = options.timeoutMs;
     this.#maxRateLimitRetries = options.maxRateLimitRetries;
@@ -169,11 +183,15 @@ export class RegistryTransport {
     const permits = write ? currentWritePermits() : undefined;
     const bucket = permits ? undefined : this.#limiter?.bucketFor(method);
 
+    // The permit of a write that reached its socket too late (not sent): handed back on the next acquire.
+    let missed: MissedWrite | undefined;
     for (let attempt = 0; ; attempt++) {
       let release: () => void = () => undefined;
+      let permit: WritePermit | undefined;
       if (permits) {
         try {
-          await permits.acquire(options.signal);
+          permit = await permits.acquire(options.signal, missed);
+          missed = undefined;
         } catch (error) {
           if (options.signal?.aborted)
             throw new RegistryAbortedError({ ...context, mayHaveCommitted: false });
@@ -193,9 +211,9 @@ export class RegistryTransport {
       let headers: Record<string, string | string[] | undefined>;
       let text: string;
       try {
-        const response = await request(`${this.#origin}${fullPath}`, {
+        const requestOptions: Parameters<typeof request>[1] & SendByOption = {
           method,
-          dispatcher: this.#dispatcher,
+          dispatcher: write ? this.#writeDispatcher : this.#dispatcher,
           headers: {
             authorization: this.#authorization,
             accept: 'application/json',
@@ -205,11 +223,20 @@ export class RegistryTransport {
           signal,
           headersTimeout: this.#timeoutMs,
           bodyTimeout: this.#timeoutMs,
-        });
+          ...(permit ? { sendBy: permit.sendBy } : {}),
+        };
+        const response = await request(`${this.#origin}${fullPath}`, requestOptions);
         status = response.statusCode;
         headers = response.headers;
         text = await response.body.text();
       } catch (err) {
+        if (permit && err instanceof SendByMissedError && !options.signal?.aborted) {
+          // Not sent: the write asks for another instant, handing this one back. Not a 429 retry.
+          endSpan(span, undefined, err.name);
+          missed = { permit, lateByMs: err.lateByMs };
+          attempt -= 1;
+          continue;
+        }
         const error = this.#transportError(err, context, write, safeToRepeat, options.signal, timeout);
         endSpan(span, undefined, error.name);
         throw error;

@@ -10,6 +10,7 @@
  *   instant back, so the window's slot is granted again instead of lost;
  * - a reservation that no worker answers ends when the attempt is cancelled (it used to wait forever,
  *   and a stopping worker with it);
+ * - a burst of writes in one process asks in one or two counted updates, not one each;
  * - interactive permits take the headroom background ones leave while interactive writes come, and a
  *   run started with that hold (continue-as-new's input) keeps it.
  */
@@ -99,6 +100,33 @@ describe('the write budget workflow', () => {
     expect(at).toBe(5_000);
   }, 60_000);
 
+  it('answers a burst of a window of writes with one or two updates, each write its own instant', async () => {
+    const account = `burst-${randomUUID().slice(0, 8)}`;
+    let updates = 0;
+    const countingClient = {
+      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) =>
+        env.client.withAbortSignal(signal, fn),
+      workflow: {
+        executeUpdateWithStart: (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
+          updates += 1;
+          return env.client.workflow.executeUpdateWithStart(...args);
+        },
+      },
+    } as unknown as Client;
+    const permits = writeBudgetPermits(account, writeBudgetSettings(20, { leadMs: 200 }), {
+      temporalClient: () => countingClient,
+      workflowTaskQueue: taskQueue,
+    });
+    // Temporal admits 10 updates in flight per workflow (the server's default): one each would exceed it.
+    const granted = await Promise.all(Array.from({ length: 20 }, () => permits.acquire()));
+    expect(updates).toBeLessThanOrEqual(2);
+    const instants = granted.map((p) => p!.instant);
+    // An idle window: the whole burst at once, each write with its deadline.
+    expect(Math.max(...instants) - Math.min(...instants)).toBeLessThan(1_000);
+    for (const p of granted) expect(p!.sendBy).toBe(p!.instant + 100);
+    await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
+  }, 60_000);
+
   it('hands a reservation that came too late back, and its slot is granted again', async () => {
     const account = `late-${randomUUID().slice(0, 8)}`;
     // The first answer reaches the permit 300 ms after it was given (lateMs 100): too late to use.
@@ -110,7 +138,7 @@ describe('the write budget workflow', () => {
         env.client.withAbortSignal(signal, fn),
       workflow: {
         executeUpdateWithStart: async (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
-          handedBack.push((args[1].args as [{ unused?: number }])[0].unused);
+          handedBack.push((args[1].args as [{ unusedInstants?: number[] }])[0].unusedInstants?.[0]);
           const result = (await env.client.workflow.executeUpdateWithStart(...args)) as { at: number };
           granted.push(result.at);
           // A second grant a minute away means the first was not handed back: stop waiting for it.
@@ -147,7 +175,7 @@ describe('the write budget workflow', () => {
     const options = { temporalClient: () => env.client, workflowTaskQueue: taskQueue };
     const interactive = writeBudgetPermits(account, settings, { ...options, interactive: true });
     const background = writeBudgetPermits(account, settings, options);
-    const within = (ms: number, p: Promise<void>) =>
+    const within = (ms: number, p: Promise<unknown>) =>
       Promise.race([p.then(() => 'granted'), new Promise((r) => setTimeout(() => r('waiting'), ms))]);
     await interactive.acquire();
     await background.acquire();

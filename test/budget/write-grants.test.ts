@@ -186,5 +186,27 @@ describe('write grants', () => {
     expect(writeBudgetRequestProblem(at(1, { headroom: 20 }))).toMatch(/headroom/);
     expect(writeBudgetRequestProblem(at(1, { headroom: 1.5 }))).toMatch(/headroom/);
     expect(writeBudgetRequestProblem(at(1, { headroomHoldMs: -1 }))).toMatch(/headroomHoldMs/);
+    expect(writeBudgetRequestProblem(at(1, { count: 20 }))).toBeUndefined();
+    expect(writeBudgetRequestProblem(at(1, { count: 0 }))).toMatch(/count/);
+    expect(writeBudgetRequestProblem(at(1, { count: 21 }))).toMatch(/count/);
+    expect(writeBudgetRequestProblem(at(1, { unusedInstants: [Number.NaN] }))).toMatch(/unusedInstants/);
+  });
+
+  it('grants a counted request as that many requests one after another, its hand-backs first', () => {
+    const counted = new WriteGrantLog();
+    const single = new WriteGrantLog();
+    const first = counted.grantAll(at(1_000_000, { count: 15 }));
+    expect(first).toEqual(Array.from({ length: 15 }, () => single.grant(at(1_000_000))));
+    // Ten more: five fit the window, the rest wait for it; two instants handed back make room for two.
+    const second = counted.grantAll(at(1_000_100, { count: 10, unusedInstants: [first[0]!, first[1]!] }));
+    const expected = [
+      single.grant(at(1_000_100, { unused: first[0]! })),
+      single.grant(at(1_000_100, { unused: first[1]! })),
+      ...Array.from({ length: 8 }, () => single.grant(at(1_000_100))),
+    ];
+    expect(second).toEqual(expected);
+    expect(second.filter((t) => t === 1_000_150)).toHaveLength(7);
+    expect(second.filter((t) => t === 1_000_050 + 10_250)).toHaveLength(3);
+    expect(withinWindow(counted.instants(), 20, 10_250)).toBe(true);
   });
 });

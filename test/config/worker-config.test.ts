@@ -130,6 +130,7 @@ describe('loadWorkerConfig', () => {
       TCR_ACCOUNTS: JSON.stringify([
         account({ rateLimits: { getsPerSecond: 0, writesPer10Seconds: 20 } }),
         account({ name: 'beta', rateLimits: { getsPerSecond: 20, writesPerSecond: 2 } }),
+        account({ name: 'gamma', rateLimits: { getsPerSecond: 20, writesPer10Seconds: 5_000 } }),
       ]),
       TCR_WORKER_MAX_CACHED_WORKFLOWS: 'lots',
     });
@@ -138,6 +139,10 @@ describe('loadWorkerConfig', () => {
         expect.stringMatching(/^TCR_ACCOUNTS\[0\]\.rateLimits\.getsPerSecond \(account acme\): /),
         expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits\.writesPer10Seconds \(account beta\): /),
         expect.stringMatching(/^TCR_ACCOUNTS\[1\]\.rateLimits \(account beta\): .*writesPerSecond/),
+        // More than the write budget can hold: refused here, not by every write at run time.
+        expect.stringMatching(
+          /^TCR_ACCOUNTS\[2\]\.rateLimits\.writesPer10Seconds \(account gamma\): .*at most 1000/,
+        ),
         'TCR_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number of at least 2',
       ]),
     );

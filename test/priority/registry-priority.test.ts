@@ -173,10 +173,10 @@ describe('registry call priorities on one account', () => {
     );
     // One FIFO queue for all writes would start every waiting order first (ahead = waiting). The
     // operator's write has its own queue and slots: it starts at once, but for the registrations the
-    // backlog's slots took while it reached the server's matcher (0 seen). A backlog still waited in
-    // the queue (beyond the registrations its slots held: WRITE_ACTIVITIES_PER_ACCOUNT).
-    expect(waiting.length).toBeGreaterThanOrEqual(2 * WRITE_ACTIVITIES_PER_ACCOUNT);
-    expect(ahead.length).toBeLessThanOrEqual(WRITE_ACTIVITIES_PER_ACCOUNT);
+    // backlog's slots took while it reached the server's matcher (0 seen; a few allowed). A backlog
+    // still waited in the queue.
+    expect(waiting.length).toBeGreaterThanOrEqual(10);
+    expect(ahead.length).toBeLessThanOrEqual(5);
 
     // Interactive writes have their own queue and slots, and the budget's headroom: the operator's
     // write also reached the registry ahead of registrations whose slots had asked for their instants

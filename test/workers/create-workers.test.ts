@@ -14,6 +14,7 @@ import {
 } from '../../src/contracts/task-queues.js';
 import { WRITE_BUDGET_TASK_QUEUE } from '../../src/contracts/write-budget.js';
 import { startBrandOrder } from '../../src/orders/index.js';
+import { WRITE_CONNECTIONS } from '../../src/registry/client-core.js';
 import { temporalCliPath } from '../../src/toolchain/paths.js';
 import {
   createWorkers,
@@ -102,6 +103,10 @@ describe('createWorkers', () => {
             ? INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT
             : WRITE_ACTIVITIES_PER_ACCOUNT,
         });
+      // Every write slot of an account has a connection of its own: no write waits for one.
+      expect(WRITE_ACTIVITIES_PER_ACCOUNT + INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT).toBeLessThanOrEqual(
+        WRITE_CONNECTIONS,
+      );
       // The spec: 20 GET per second, 20 writes per 10 seconds.
       expect(REGISTRY_READS_PER_SECOND).toBe(20);
       expect(REGISTRY_WRITES_PER_SECOND * 10).toBe(20);

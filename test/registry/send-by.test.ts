@@ -1,0 +1,76 @@
+/**
+ * A budgeted write's deadline, checked where the request meets its socket (src/registry/send-by.ts),
+ * against a real HTTP server on loopback and a pool of one connection: a write queued behind a slow
+ * request past its deadline is never sent; one whose deadline is still ahead goes when the connection
+ * frees; requests without a deadline are not touched.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool, request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SendByMissedError, type SendByOption, sendByInterceptor } from '../../src/registry/send-by.js';
+
+let server: Server | undefined;
+let pool: Pool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+  pool = undefined;
+});
+
+/** A server that answers `/slow` after 300 ms and anything else at once, recording what arrived. */
+async function startServer(): Promise<{ origin: string; arrived: string[] }> {
+  const arrived: string[] = [];
+  server = createServer((req, res) => {
+    arrived.push(`${req.method} ${req.url}`);
+    setTimeout(() => res.end('{}'), req.url === '/slow' ? 300 : 0);
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrived };
+}
+
+describe('a write deadline at the socket', () => {
+  it('does not send a write that waited for its connection past its deadline', async () => {
+    const { origin, arrived } = await startServer();
+    pool = new Pool(origin, { connections: 1 });
+    const writes = pool.compose(sendByInterceptor());
+    const send = (path: string, sendBy?: number) =>
+      request(`${origin}${path}`, {
+        method: path === '/slow' ? 'GET' : 'POST',
+        dispatcher: writes,
+        body: path === '/slow' ? null : '{}',
+        ...(sendBy !== undefined ? { sendBy } : {}),
+      } as Parameters<typeof request>[1] & SendByOption).then(async (r) => {
+        await r.body.text();
+        return r.statusCode;
+      });
+
+    const slow = send('/slow');
+    // Both queue behind the slow request on the one connection; only the second's deadline outlasts it.
+    const missed = send('/write-missed', Date.now() + 50).catch((error: unknown) => error);
+    const inTime = send('/write-in-time', Date.now() + 5_000);
+    expect(await slow).toBe(200);
+    const error = await missed;
+    expect(error).toBeInstanceOf(SendByMissedError);
+    expect((error as SendByMissedError).lateByMs).toBeGreaterThan(100);
+    expect(await inTime).toBe(200);
+    expect(arrived).toEqual(['GET /slow', 'POST /write-in-time']);
+  });
+
+  it('sends requests without a deadline as the pool would', async () => {
+    const { origin, arrived } = await startServer();
+    pool = new Pool(origin, { connections: 1 });
+    const writes = pool.compose(sendByInterceptor());
+    const statuses = await Promise.all(
+      ['/slow', '/a', '/b'].map((path) =>
+        request(`${origin}${path}`, { dispatcher: writes }).then(async (r) => {
+          await r.body.text();
+          return r.statusCode;
+        }),
+      ),
+    );
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(arrived).toEqual(['GET /slow', 'GET /a', 'GET /b']);
+  });
+});
