@@ -23,6 +23,7 @@ import {
 import { SimulatorControl } from '../simulator/control-client.js';
 import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../simulator/index.js';
 import { createWorkers, type RunningWorkers, workflowsPath } from '../workers/create-workers.js';
+import { workflowPreloadModules } from '../workers/workflow-preload.js';
 import { startLocalCodec, writeTemporalCliConfig } from './codec.js';
 import { type ExampleSubmission, loadExamples, submitExamples } from './examples.js';
 import {
@@ -108,7 +109,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Bundling takes seconds of CPU: start it while the dev server boots.
     const bundle: Promise<WorkflowBundleOption> = options.workflowBundle
       ? Promise.resolve(options.workflowBundle)
-      : bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: bundlerLogger });
+      : bundleWorkflowCode({
+          workflowsPath,
+          failureConverterPath,
+          preloadModules: workflowPreloadModules(),
+          logger: bundlerLogger,
+        });
     bundle.catch(() => undefined);
 
     // 0. Payload encryption: the stack's own key (data folder, 0600) and the codec server the Web UI

@@ -63,6 +63,7 @@ import { startRegistrationGauges } from './registration-gauges.js';
 import { type RunningWorkers, releaseUnstarted, runningWorkers } from './running-workers.js';
 import { ensureSweepSchedules, type SweepScheduleOutcome } from './sweep-schedule.js';
 import { workerTracingOptions } from './tracing-options.js';
+import { workflowPreloadModules } from './workflow-preload.js';
 
 /**
  * On shutdown, a registry call in flight gets this long to finish before its activity is cancelled:
@@ -235,7 +236,9 @@ export async function createWorkers(
     await create({
       taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath, bundlerOptions: { preloadModules: workflowPreloadModules() } }),
     });
     // The accounts' write budgets, on their own queue (a test's full bundle holds the workflow too).
     if (config.accounts.length > 0)

@@ -5,6 +5,7 @@ import { failureConverterPath } from '../../src/codec/data-converter.js';
 import { allSearchAttributeKeys } from '../../src/contracts/search-attributes.js';
 import { dynamicConfigFlags } from '../../src/toolchain/dev-server.js';
 import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
+import { workflowPreloadModules } from '../../src/workers/workflow-preload.js';
 
 /**
  * A time-skipping environment on the Java test server built by scripts/setup.sh. Time skips whenever
@@ -59,6 +60,7 @@ export function workflowBundle(
       workflowsPath,
       failureConverterPath,
       workflowInterceptorModules: [...workflowInterceptorModules],
+      preloadModules: workflowPreloadModules(),
       logger: quietBundlerLogger,
     });
     bundles.set(key, bundle);
