@@ -258,6 +258,8 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
       campaigns: CAMPAIGNS,
       cache: CACHE,
       workerNodeArgs: WORKER_NODE_ARGS,
+      // glibc's malloc arenas in the worker (inherited from this process's environment).
+      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? "glibc's default",
       seed: { ms: seedMs, ...seeded.campaignKinds },
       workerRssAtStartMb: mb(rssAtStart ?? 0),
       import: importResult,

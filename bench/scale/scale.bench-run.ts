@@ -16,9 +16,9 @@
  *   SCALE_BRANDS=200 SCALE_CAMPAIGNS=800 npx vitest run --config bench/vitest.config.ts bench/scale
  * Results: stdout and bench/scale/results-{total}.json.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { getBrandStatus, startBrandOrder } from '../../src/orders/brand-client.js';
 import { startCampaignOrder } from '../../src/orders/campaign-orders.js';
@@ -45,6 +45,8 @@ interface Sample {
   cpuSeconds: number;
   heapUsedMb?: number;
   heapTotalMb?: number;
+  workflowThreadHeapUsedMb?: number;
+  workflowThreadHeapTotalMb?: number;
 }
 
 function sample(pid: number, memoryFile: string): Sample {
@@ -59,12 +61,27 @@ function sample(pid: number, memoryFile: string): Sample {
   } catch {
     // not written yet
   }
+  // The workflow thread's heap (memory-reporter.cjs writes one file per worker thread).
+  let threadHeapUsed = 0;
+  let threadHeapTotal = 0;
+  for (const name of readdirSync(dirname(memoryFile)))
+    if (name.startsWith(`${basename(memoryFile)}.thread-`) && !name.endsWith('.heapsnapshot'))
+      try {
+        const thread = JSON.parse(readFileSync(join(dirname(memoryFile), name), 'utf8'));
+        threadHeapUsed += thread.heapUsed ?? 0;
+        threadHeapTotal += thread.heapTotal ?? 0;
+      } catch {
+        // being written
+      }
   const mb = (bytes?: number) => (bytes === undefined ? undefined : round(bytes / 1024 / 1024, 1));
   return {
     at: Date.now(),
     rssMb: round(rssKb / 1024, 1),
     cpuSeconds,
     ...(heap.heapUsed ? { heapUsedMb: mb(heap.heapUsed), heapTotalMb: mb(heap.heapTotal) } : {}),
+    ...(threadHeapUsed > 0
+      ? { workflowThreadHeapUsedMb: mb(threadHeapUsed), workflowThreadHeapTotalMb: mb(threadHeapTotal) }
+      : {}),
   };
 }
 
@@ -194,6 +211,8 @@ it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns
       campaigns: CAMPAIGNS,
       workerBudget: { getsPerSecond: GETS_PER_SECOND, writesPer10Seconds: WRITES_PER_10S },
       maxCachedWorkflows: MAX_CACHED ?? 'SDK default',
+      // glibc's malloc arenas in the worker (inherited from this process's environment).
+      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? "glibc's default",
       devServerPersistence: SCALE_PERSISTENCE ? 'SQLite file' : 'in memory',
       runningWorkflows: running.count,
       brandsInNeedsCorrection: settled,

@@ -1,17 +1,38 @@
 // Preloaded into a benchmark's worker process (node --require): writes the process's memory usage
 // to the file named by BENCH_MEMORY_FILE every second, so the benchmark can read the worker's heap
 // from outside. Benchmark-only; the product does not load it.
-const { writeFileSync } = require('node:fs');
+// A worker thread (the SDK runs workflow code in one) has a heap of its own: it writes its heap to
+// `{file}.thread-{threadId}`; when a file `{file}.take-snapshot` appears, each worker thread writes
+// one heap snapshot to `{file}.thread-{threadId}.heapsnapshot`.
+const { existsSync, writeFileSync } = require('node:fs');
+const { getHeapStatistics, writeHeapSnapshot } = require('node:v8');
+const { isMainThread, threadId } = require('node:worker_threads');
 
-const file = process.env.BENCH_MEMORY_FILE;
+const mainFile = process.env.BENCH_MEMORY_FILE;
+const file = mainFile && !isMainThread ? `${mainFile}.thread-${threadId}` : mainFile;
 if (file) {
   const write = () => {
     try {
-      writeFileSync(file, JSON.stringify({ at: Date.now(), ...process.memoryUsage() }));
+      const usage = isMainThread ? process.memoryUsage() : threadHeap();
+      writeFileSync(file, JSON.stringify({ at: Date.now(), ...usage }));
     } catch {
       // the benchmark removed the folder: nothing to report to
     }
   };
+  const threadHeap = () => {
+    const heap = getHeapStatistics();
+    return { heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: heap.external_memory };
+  };
+  if (!isMainThread) {
+    const snapshot = `${file}.heapsnapshot`;
+    const takeSnapshot = setInterval(() => {
+      if (existsSync(`${mainFile}.take-snapshot`) && !existsSync(snapshot)) {
+        writeHeapSnapshot(snapshot);
+        clearInterval(takeSnapshot);
+      }
+    }, 1000);
+    takeSnapshot.unref();
+  }
   setInterval(write, 1000).unref();
   write();
 }
