@@ -40,6 +40,13 @@ function backlogRow(r: ReturnType<typeof results>): string {
   return `${s1(o.p50Ms)} s / **${s1(o.p99Ms)} s** / ${s1(o.maxMs)} s (${o.count}) | ${w.p50Ms} ms / **${w.p99Ms} ms** / ${w.maxMs} ms (${w.count}) | ${thousands(r.backlogRegistered)} in ${r.backlogSeconds.toFixed(1)} s | ${r.rateLimited} |`;
 }
 
+/** A row of section 3's 2,000-brand memory table: RSS empty → holding, and both threads' heaps. */
+function scale2000(r: ReturnType<typeof results>): string {
+  const h = r.workerHolding;
+  const thread = `${Math.round(h.workflowThreadHeapUsedMb)}${h.workflowThreadHeapTotalMb === undefined ? ' MB / —' : ` / ${Math.round(h.workflowThreadHeapTotalMb)} MB`}`;
+  return `| ${r.machine.loadavg[0]} | ${Math.round(r.workerEmpty.rssMb)} → **${thousands(h.rssMb)} MB** | ${Math.round(h.heapUsedMb)} / ${Math.round(h.heapTotalMb)} MB | ${thread}`;
+}
+
 /** What the page must say, per results file. */
 /** Section 7's table of one import-sweep-wakes run (bench/estate/steady-state.bench-run.ts). */
 function estateSteadyRows(r: ReturnType<typeof results>): string[] {
@@ -84,6 +91,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `**${r.wake.p50ms} ms / ${r.wake.p99ms} ms** (${r.wake.sent - r.wake.missed} of ${r.wake.sent} woke; ${r.wake.missed} missed)`,
     `Setup took ${thousands(r.setupSeconds)} s: ${Math.round(r.startSeconds)} s of start calls`,
   ],
+  'bench/scale/results-2000.2026-11-27T161607Z.json': (r) => [scale2000(r)],
+  'bench/scale/results-2000.2026-11-27T162330Z.json': (r) => [scale2000(r)],
+  'bench/scale/results-2000.2026-11-27T162741Z.json': (r) => [scale2000(r)],
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => {
     const by = (kind: string) => {
       const [b, c] = ['brand', 'campaign'].map((e) => o.byCategory[`${e} ${kind}`]);
