@@ -101,8 +101,12 @@ const SLIDING_WINDOW_LIMIT_SECONDS = (Math.ceil((3 * N) / 20) - 1) * 10;
 function writeSpan(calls: readonly ProxiedCall[], fromMs: number) {
   const w = writeWindow(calls, fromMs);
   const lastWriteAnsweredSeconds = round((w.to - fromMs) / 1000, 1);
+  // What the registry saw before the first write: the reads the run spent its first moments on.
+  const beforeFirstWrite = calls.filter((c) => c.startMs >= fromMs && c.startMs < w.from);
   return {
-    firstWriteSeconds: round((w.from - fromMs) / 1000, 1),
+    readsBeforeFirstWrite: beforeFirstWrite.length,
+    firstCallSeconds: round(((beforeFirstWrite[0]?.startMs ?? w.from) - fromMs) / 1000, 2),
+    firstWriteSeconds: round((w.from - fromMs) / 1000, 2),
     lastWriteAnsweredSeconds,
     slidingWindowLimitSeconds: SLIDING_WINDOW_LIMIT_SECONDS,
     ratioToSlidingWindowLimit: round(lastWriteAnsweredSeconds / SLIDING_WINDOW_LIMIT_SECONDS, 3),

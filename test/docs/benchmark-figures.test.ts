@@ -138,6 +138,19 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
       ([, w]) => `${w.firstS}–${w.lastS} s`,
     ),
   ],
+  'bench/throughput/results.2026-11-27T161832Z.json': (r) => [
+    `| ${r.machine.loadavgAtStart[0]} | ${r.product.writesByKind['POST /v2/brand/nonBlocking'].firstS} s / — / **${r.product.totalSeconds} s** (${(r.product.totalSeconds / 50).toFixed(2)} ×) | ${r.naive.totalSeconds} s | ${r.product.wholeRun.rateLimited} of ${r.product.wholeRun.calls}; ${r.naive.wholeRun.rateLimited} |`,
+    ...Object.values(r.product.writesByKind as Record<string, { firstS: number; lastS: number }>).map(
+      (w) => `${w.firstS}–${w.lastS}`,
+    ),
+  ],
+  'bench/throughput/results.2026-11-27T163154Z.json': (r) => {
+    const p = r.product.writeSpan;
+    const n = r.naive.writeSpan;
+    return [
+      `| ${r.machine.loadavgAtStart[0]} | ${p.firstWriteSeconds} s / **${p.lastWriteAnsweredSeconds} s** (${p.ratioToSlidingWindowLimit.toFixed(2)} ×) / ${r.product.totalSeconds} s (${(r.product.totalSeconds / 50).toFixed(2)} ×) | ${n.lastWriteAnsweredSeconds} s (${n.ratioToSlidingWindowLimit.toFixed(2)} ×) | ${r.product.wholeRun.rateLimited} of ${r.product.wholeRun.calls}; ${r.naive.wholeRun.rateLimited} |`,
+    ];
+  },
   'bench/throughput/results-backlog.2026-11-27T113202Z.json': (r) => [backlogRow(r)],
   'bench/throughput/results-backlog.2026-11-27T115808Z.json': (r) => [backlogRow(r)],
   'bench/throughput/results-backlog.2026-11-27T122301Z.json': (r) => {
@@ -284,6 +297,9 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
   ],
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => [
     `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; every rejection names its field; ${o.started.length} orders start a workflow by design`,
+  ],
+  'bench/throughput/results.2026-11-27T163154Z.json': (r) => [
+    `the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×)`,
   ],
   'bench/scale/results-10000.json': (r) => [
     `**10,000 waiting brands: ${thousands(r.workerHolding.rssMb)} MB RSS, ${r.workerHolding.cpuPercent} % of one core, wake latency webhook → next registry call p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms**`,
