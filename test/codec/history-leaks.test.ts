@@ -58,6 +58,22 @@ describe('historyLeaks', () => {
       for (const form of base64Forms(secret)) expect(form.length).toBeGreaterThanOrEqual(8);
   });
 
+  it("does not take a history's numbers for a secret, but finds one in its text", () => {
+    const timed = (message: string): temporal.api.history.v1.IHistory => ({
+      events: [
+        {
+          eventTime: { nanos: 556_677_889 },
+          eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+          workflowTaskFailedEventAttributes: { failure: { message } },
+        },
+      ],
+    });
+    expect(historyLeaks(timed('a task failed'), ['556677889'])).toEqual([]);
+    expect(historyLeaks(timed('bad ein 556677889'), ['556677889'])).toEqual(
+      expect.arrayContaining(['556677889 (plain, protobuf)', '556677889 (plain, JSON)']),
+    );
+  });
+
   it('finds nothing in encrypted payloads', async () => {
     const secrets = ['987654321', '+14155550100', 'cfo@globex.example', 'Hank', 'Doe'];
     const codec = new EncryptionCodec(Keyring.generate('k1'));
