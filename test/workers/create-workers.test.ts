@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
+import { writeBudgetWorkflowId } from '../../src/contracts/ids.js';
 import {
   REGISTRY_READS_PER_SECOND,
   REGISTRY_WRITES_PER_SECOND,
@@ -107,6 +108,11 @@ describe('createWorkers', () => {
       expect(WRITE_ACTIVITIES_PER_ACCOUNT + INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT).toBeLessThanOrEqual(
         WRITE_CONNECTIONS,
       );
+      // Each account's write budget is up before its first write.
+      for (const name of ['alpha', 'beta']) {
+        const budget = await env.client.workflow.getHandle(writeBudgetWorkflowId(name)).describe();
+        expect(budget.status.name).toBe('RUNNING');
+      }
       // The spec: 20 GET per second, 20 writes per 10 seconds.
       expect(REGISTRY_READS_PER_SECOND).toBe(20);
       expect(REGISTRY_WRITES_PER_SECOND * 10).toBe(20);
