@@ -18,7 +18,9 @@
  */
 import { cpus, loadavg } from 'node:os';
 import type { Client } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import { expect, it } from 'vitest';
+import { brandWorkflowId } from '../../src/contracts/ids.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import { RegistryClient } from '../../src/registry/client.js';
 import { DEFAULT_ACCOUNT, startSimulator } from '../../src/simulator/index.js';
@@ -88,6 +90,25 @@ function writesByKind(calls: readonly ProxiedCall[], fromMs: number) {
 const WRITES_PER_SECOND = 2;
 
 /**
+ * The first brand's history up to its registration's activity, in seconds from the run's start: where
+ * the time before the first write goes (workflow tasks queued behind the others' first ones, or the
+ * activity's wait for its slot and instant).
+ */
+async function firstBrandTimeline(client: Client, run: BulkRun) {
+  const history = await client.workflow.getHandle(brandWorkflowId(brandRef(run.prefix, 0))).fetchHistory();
+  const out: string[] = [];
+  for (const event of history.events ?? []) {
+    const at = optionalTsToMs(event.eventTime) ?? run.startedAt;
+    const type = String(event.eventType ?? '')
+      .replace(/^EVENT_TYPE_/, '')
+      .toLowerCase();
+    out.push(`${round((at - run.startedAt) / 1000, 2)} s ${type}`);
+    if (type === 'activity_task_completed') break;
+  }
+  return out;
+}
+
+/**
  * The sliding-window limit (issue 18): 3N writes at 20 per any 10 s go in batches of 20 a window
  * apart, so the last batch leaves (ceil(3N / 20) - 1) windows after the first: 50 s for N = 40.
  */
@@ -155,6 +176,7 @@ async function productRun() {
       timeline10s: timeline(stack.proxy.calls, run.startedAt, lastDone),
       writesByKind: writesByKind(stack.proxy.calls, run.startedAt),
       writeSpan: writeSpan(stack.proxy.calls, run.startedAt),
+      firstBrandTimeline: await firstBrandTimeline(stack.client, run),
     };
   } finally {
     await stack.stop();
