@@ -154,6 +154,20 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.2026-11-27T163154Z.json': (r) => [bulkSpanRow(r)],
   'bench/throughput/results.2026-11-27T165734Z.json': (r) => [bulkSpanRow(r)],
   'bench/throughput/results.2026-11-27T170024Z.json': (r) => [bulkSpanRow(r)],
+  'bench/throughput/results.2026-11-27T172632Z.json': (r) => {
+    const w = r.product.writesByKind;
+    return [
+      bulkSpanRow(r),
+      `brand POSTs ${w['POST /v2/brand/nonBlocking'].firstS}–${w['POST /v2/brand/nonBlocking'].lastS} s`,
+      `creates to ${w['POST /v2/campaignBuilder'].lastS} s, shares from ${w['PUT /v2/campaign/{id}/sharing/{cnp}'].firstS} s`,
+    ];
+  },
+  'bench/throughput/results-backlog.2026-11-27T172238Z.json': (r) => [
+    `**p99 ${r.operatorAfterFirstWindow.p99Ms} ms** (${r.operatorAfterFirstWindow.count} probes), and the backlog`,
+    `took ${r.backlogSeconds.toFixed(1)} s`,
+    `waited **${s1(r.operatorLatenciesMs[0])} s and ${s1(r.operatorLatenciesMs[1])} s**`,
+    `so p99 over all ${r.operatorToRegistryCall.count} was **${s1(r.operatorToRegistryCall.p99Ms)} s**`,
+  ],
   'bench/throughput/results-backlog.2026-11-27T113202Z.json': (r) => [backlogRow(r)],
   'bench/throughput/results-backlog.2026-11-27T115808Z.json': (r) => [backlogRow(r)],
   'bench/throughput/results-backlog.2026-11-27T122301Z.json': (r) => {
@@ -302,7 +316,7 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => [
     `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; every rejection names its field; ${o.started.length} orders start a workflow by design`,
   ],
-  'bench/throughput/results.2026-11-27T165734Z.json': (r) => [
+  'bench/throughput/results.2026-11-27T172632Z.json': (r) => [
     `the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
   ],
   'bench/scale/results-10000.json': (r) => [
