@@ -29,7 +29,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 # Two malloc arenas instead of glibc's 8 per core: the worker's native memory (the SDK's Rust core and
-# its threads) fragments less; 2,000 cached brands took 9 % less RSS in one pair of runs
+# its threads) fragments less; 2,000 cached brands took 9 % and 16 % less RSS in two pairs of runs
 # (docs/benchmarks.md, section 3).
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app

@@ -101,6 +101,14 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/scale/results-2000.2026-11-27T161607Z.json': (r) => [scale2000(r)],
   'bench/scale/results-2000.2026-11-27T162330Z.json': (r) => [scale2000(r)],
   'bench/scale/results-2000.2026-11-27T162741Z.json': (r) => [scale2000(r)],
+  'bench/scale/results-2000.2026-11-27T175602Z.json': (r) => [
+    scale2000(r),
+    `${r.workerHolding.cpuPercent} %`,
+  ],
+  'bench/scale/results-2000.2026-11-27T175958Z.json': (r) => [
+    scale2000(r),
+    `${r.workerHolding.cpuPercent} %`,
+  ],
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => {
     const by = (kind: string) => {
       const [b, c] = ['brand', 'campaign'].map((e) => o.byCategory[`${e} ${kind}`]);
