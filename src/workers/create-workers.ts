@@ -20,8 +20,6 @@
  * a write activity) and hand 429s to Temporal at once (`maxRateLimitRetries: 0`), which retries after
  * the registry's Retry-After.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import type { DataConverter, MetricMeter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
@@ -59,6 +57,7 @@ import { WRITE_BUDGET_TASK_QUEUE, WRITE_BUDGET_WORKFLOW_TYPE } from '../contract
 import type { Tracing } from '../observability/tracing.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
+import { moduleFile } from './module-file.js';
 import { checkNamespace, checkSearchAttributes } from './namespace-checks.js';
 import { startRegistrationGauges } from './registration-gauges.js';
 import { type RunningWorkers, releaseUnstarted, runningWorkers } from './running-workers.js';
@@ -92,17 +91,11 @@ export const WRITE_ACTIVITIES_PER_ACCOUNT = 5;
  */
 export const INTERACTIVE_WRITE_ACTIVITIES_PER_ACCOUNT = 3;
 
-/** A workflows module to bundle: the build's .js, or the .ts source when running from src (tests). */
-function workflowsModule(path: string): string {
-  const built = fileURLToPath(new URL(`../workflows/${path}.js`, import.meta.url));
-  return existsSync(built) ? built : fileURLToPath(new URL(`../workflows/${path}.ts`, import.meta.url));
-}
-
-/** The workflows module of `tcr-workflows`. */
-export const workflowsPath = workflowsModule('index');
+/** The workflows module of `tcr-workflows` (the build's .js, or the .ts source from src). */
+export const workflowsPath = moduleFile('workflows/index');
 
 /** The write budget's workflows module, for its own task queue (WRITE_BUDGET_TASK_QUEUE). */
-export const budgetWorkflowsPath = workflowsModule('budget/index');
+export const budgetWorkflowsPath = moduleFile('workflows/budget/index');
 
 export interface CreateWorkersOptions {
   /** An existing connection (tests); otherwise one is opened from `config.temporal`. */

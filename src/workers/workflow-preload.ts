@@ -10,8 +10,7 @@
  * constant tables that import nothing of `@temporalio/workflow` (which holds each workflow's state);
  * test/workers/workflow-preload.test.ts checks that of every module listed, and of what they import.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { moduleFile } from './module-file.js';
 
 /** Paths under src/ (or dist/), without extension. */
 export const PRELOADED_WORKFLOW_MODULES = [
@@ -40,12 +39,6 @@ export const PRELOADED_WORKFLOW_MODULES = [
   'workflows/request-checks',
   'workflows/vet/derive',
 ] as const;
-
-/** A module's file: the build's .js, or the .ts source when running from src (tests). */
-function moduleFile(path: string): string {
-  const built = fileURLToPath(new URL(`../${path}.js`, import.meta.url));
-  return existsSync(built) ? built : fileURLToPath(new URL(`../${path}.ts`, import.meta.url));
-}
 
 /** `bundlerOptions.preloadModules` / `bundleWorkflowCode({ preloadModules })` for the product's bundles. */
 export function workflowPreloadModules(): string[] {
