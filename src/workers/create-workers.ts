@@ -186,6 +186,8 @@ export async function createWorkers(
   const address = config.temporal.address;
   const namespace = config.temporal.namespace;
   let connection: NativeConnection | undefined = options.connection;
+  // Read once (the payload keys come from a file): the workers and the start's client share it.
+  let dataConverter: DataConverter | undefined;
   const workers: Worker[] = [];
   const stopIfAborted = () => {
     if (signal?.aborted) throw new WorkersStartAborted();
@@ -203,7 +205,7 @@ export async function createWorkers(
     await checkNamespace(connection, namespace, address);
     await checkSearchAttributes(connection, namespace);
     stopIfAborted();
-    const dataConverter = options.dataConverter ?? productDataConverter();
+    dataConverter = options.dataConverter ?? productDataConverter();
     const traced = options.tracing ? workerTracingOptions(options.tracing) : undefined;
     const create = async (
       workerOptions: Omit<WorkerOptions, 'connection' | 'namespace' | 'dataConverter'>,
@@ -301,11 +303,12 @@ export async function createWorkers(
     await releaseUnstarted(workers, ownsConnection ? connection : undefined);
     throw error;
   }
-  await startWriteBudgets(config, options, connection, namespace);
-  const schedules = await sweepSchedules(config, options, connection, namespace);
+  const client = new Client({ connection, namespace, dataConverter });
+  await startWriteBudgets(client, config);
+  const schedules = await sweepSchedules(client, config, options);
   const gauges = options.registrationGauges
     ? startRegistrationGauges({
-        client: new Client({ connection, namespace }),
+        client,
         accounts: config.accounts.map((a) => a.name),
         ...options.registrationGauges,
       })
@@ -322,18 +325,7 @@ export async function createWorkers(
  * 1.33 s). Best effort: a budget that cannot be started here starts on its first reservation, as
  * before.
  */
-async function startWriteBudgets(
-  config: WorkerConfig,
-  options: CreateWorkersOptions,
-  connection: NativeConnection,
-  namespace: string,
-): Promise<void> {
-  if (config.accounts.length === 0) return;
-  const client = new Client({
-    connection,
-    namespace,
-    dataConverter: options.dataConverter ?? productDataConverter(),
-  });
+async function startWriteBudgets(client: Client, config: WorkerConfig): Promise<void> {
   await Promise.all(
     config.accounts.map((account) =>
       client.workflow
@@ -353,16 +345,10 @@ async function startWriteBudgets(
  * Schedule that cannot be set is reported in the outcomes; it does not stop the workers.
  */
 function sweepSchedules(
+  client: Client,
   config: WorkerConfig,
   options: CreateWorkersOptions,
-  connection: NativeConnection,
-  namespace: string,
 ): Promise<SweepScheduleOutcome[]> {
   if (!config.sweep?.every) return Promise.resolve([]);
-  const dataConverter = options.dataConverter ?? productDataConverter();
-  return ensureSweepSchedules(
-    new Client({ connection, namespace, dataConverter }),
-    config,
-    options.workflowTaskQueue,
-  );
+  return ensureSweepSchedules(client, config, options.workflowTaskQueue);
 }
