@@ -21,7 +21,12 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBudgetPermits, writeBudgetSettings } from '../../src/activities/write-budget.js';
 import { writeBudgetWorkflowId } from '../../src/contracts/ids.js';
-import { reserveWriteUpdate, withinWindow } from '../../src/contracts/write-budget.js';
+import {
+  reserveWriteUpdate,
+  type WriteBudgetRequest,
+  type WriteReservation,
+  withinWindow,
+} from '../../src/contracts/write-budget.js';
 import { MAX_GRANTS_PER_RUN } from '../../src/workflows/budget/write-budget.js';
 import { workflowsPath } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
@@ -54,6 +59,28 @@ const startBudget = (account: string) =>
     args: [{}],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
+
+/**
+ * The test server's client, with `around` called for each reservation (its request, and the call that
+ * makes it): to count, delay or inspect what the permits send.
+ */
+function clientAroundReservations(
+  around: (
+    request: WriteBudgetRequest,
+    reserve: () => Promise<WriteReservation>,
+  ) => Promise<WriteReservation>,
+): Client {
+  return {
+    withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) => env.client.withAbortSignal(signal, fn),
+    workflow: {
+      executeUpdateWithStart: (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) =>
+        around(
+          (args[1].args as [WriteBudgetRequest])[0],
+          () => env.client.workflow.executeUpdateWithStart(...args) as Promise<WriteReservation>,
+        ),
+    },
+  } as unknown as Client;
+}
 
 describe('the write budget workflow', () => {
   it('starts on first use, continues as new after its grants per run, and keeps the window across runs', async () => {
@@ -103,16 +130,10 @@ describe('the write budget workflow', () => {
   it('answers a burst of a window of writes with one or two updates, each write its own instant', async () => {
     const account = `burst-${randomUUID().slice(0, 8)}`;
     let updates = 0;
-    const countingClient = {
-      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) =>
-        env.client.withAbortSignal(signal, fn),
-      workflow: {
-        executeUpdateWithStart: (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
-          updates += 1;
-          return env.client.workflow.executeUpdateWithStart(...args);
-        },
-      },
-    } as unknown as Client;
+    const countingClient = clientAroundReservations((_request, reserve) => {
+      updates += 1;
+      return reserve();
+    });
     const permits = writeBudgetPermits(account, writeBudgetSettings(20, { leadMs: 200 }), {
       temporalClient: () => countingClient,
       workflowTaskQueue: taskQueue,
@@ -133,21 +154,15 @@ describe('the write budget workflow', () => {
     const granted: number[] = [];
     const stop = new AbortController();
     const handedBack: (number | undefined)[] = [];
-    const slowClient = {
-      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) =>
-        env.client.withAbortSignal(signal, fn),
-      workflow: {
-        executeUpdateWithStart: async (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
-          handedBack.push((args[1].args as [{ unusedInstants?: number[] }])[0].unusedInstants?.[0]);
-          const result = (await env.client.workflow.executeUpdateWithStart(...args)) as { at: number };
-          granted.push(result.at);
-          // A second grant a minute away means the first was not handed back: stop waiting for it.
-          if (granted.length === 2 && result.at - granted[0]! >= 60_000) stop.abort();
-          if (granted.length === 1) await new Promise((resolve) => setTimeout(resolve, 300));
-          return result;
-        },
-      },
-    } as unknown as Client;
+    const slowClient = clientAroundReservations(async (request, reserve) => {
+      handedBack.push(request.unusedInstants?.[0]);
+      const result = await reserve();
+      granted.push(result.at);
+      // A second grant a minute away means the first was not handed back: stop waiting for it.
+      if (granted.length === 2 && result.at - granted[0]! >= 60_000) stop.abort();
+      if (granted.length === 1) await new Promise((resolve) => setTimeout(resolve, 300));
+      return result;
+    });
     const late: number[] = [];
     // One write per minute: the second grant comes at once only if the first was taken off the log.
     const permits = writeBudgetPermits(
