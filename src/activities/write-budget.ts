@@ -47,6 +47,12 @@ export interface WriteBudgetSettings {
   headroom: number;
   /** How long after an interactive write the headroom is kept; default 5 minutes. */
   headroomHoldMs: number;
+  /**
+   * Background writes are granted no instant more than this past the earliest they could get (their
+   * lead); the others wait and ask again when theirs is that close. Default 1 s: a backlog holds only
+   * the instants it is about to use, so the next window's headroom stays free for interactive writes.
+   */
+  horizonMs: number;
 }
 
 export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
@@ -57,6 +63,7 @@ export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
   lateMs: 100,
   headroom: 2,
   headroomHoldMs: 300_000,
+  horizonMs: 1_000,
 };
 
 /** The settings of an account whose budget is `writesPer10Seconds` (its `rateLimits`, or the spec's). */
@@ -75,6 +82,8 @@ export function writeBudgetSettings(
     throw new Error('the write budget margin must exceed the lateness it allows a write');
   if (!Number.isInteger(settings.headroom) || settings.headroom < 0 || settings.headroom >= settings.limit)
     throw new Error('the write budget headroom must be a whole number below its limit');
+  if (!Number.isFinite(settings.horizonMs) || settings.horizonMs < 0)
+    throw new Error('the write budget horizon must be 0 ms or more');
   return settings;
 }
 
@@ -130,7 +139,7 @@ async function reserve(
 
 /** One write waiting for its instant in the next batch (see `writeBudgetPermits`). */
 interface Waiter {
-  /** The instant of this write's last reservation, which it did not send on. */
+  /** The instant of this write's last reservation, which it did not send on (not yet handed back). */
   unused: number | undefined;
   signal: AbortSignal | undefined;
   resolve(at: number): void;
@@ -144,7 +153,8 @@ interface Waiter {
  * admits only a few updates in flight per workflow: 10 by default). The lead asked for follows the
  * reservations' round trip as this process measures it (at least `settings.leadMs`), so a
  * reservation's answer arrives before its instant; one that arrives too late anyway is handed back
- * with the next request.
+ * with the next request. Background writes the budget's horizon left without an instant wait, with
+ * those that ask meanwhile, until its `retryAt`, and go first in the next batch.
  */
 export function writeBudgetPermits(
   account: string,
@@ -157,10 +167,22 @@ export function writeBudgetPermits(
   let roundTrip = settings.leadMs;
   const queue: Waiter[] = [];
   let inFlight = false;
+  /** No request before this (the budget's horizon said to ask again then); epoch ms. */
+  let askAgainAt = 0;
+  let askAgainTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Sends one counted request for the writes waiting (at most a window's), then the next batch. */
   const flush = async (): Promise<void> => {
     if (inFlight) return;
+    const notYet = askAgainAt - Date.now();
+    if (notYet > 0) {
+      askAgainTimer ??= setTimeout(() => {
+        askAgainTimer = undefined;
+        void flush();
+      }, notYet);
+      askAgainTimer.unref?.();
+      return;
+    }
     const batch = queue.splice(0, settings.limit).filter((w) => !w.signal?.aborted);
     if (batch.length === 0) return;
     inFlight = true;
@@ -181,7 +203,7 @@ export function writeBudgetPermits(
       count: batch.length,
       headroom: settings.headroom,
       headroomHoldMs: settings.headroomHoldMs,
-      ...(options.interactive ? { interactive: true } : {}),
+      ...(options.interactive ? { interactive: true } : { horizonMs: settings.horizonMs }),
       ...(unused.length > 0 ? { unusedInstants: unused } : {}),
     };
     try {
@@ -199,11 +221,17 @@ export function writeBudgetPermits(
       );
       roundTrip = 0.8 * roundTrip + 0.2 * (Date.now() - asked);
       const instants = reservation.instants ?? [reservation.at];
-      batch.forEach((w, i) => {
-        const at = instants[i];
-        if (at === undefined) w.reject(new Error('the write budget answered fewer instants than asked'));
-        else w.resolve(at);
-      });
+      const ungranted = batch.slice(instants.length);
+      for (const [i, at] of instants.entries()) batch[i]?.resolve(at);
+      if (ungranted.length > 0 && reservation.retryAt === undefined)
+        for (const w of ungranted) w.reject(new Error('the write budget answered fewer instants than asked'));
+      else if (ungranted.length > 0) {
+        // Their hand-backs went with this request. They wait first in line, with every write that
+        // comes meanwhile, until the budget's retryAt: asking sooner would be told the same.
+        for (const w of ungranted) w.unused = undefined;
+        queue.unshift(...ungranted);
+        askAgainAt = reservation.retryAt!;
+      }
     } catch (error) {
       for (const w of batch) w.reject(error);
     } finally {

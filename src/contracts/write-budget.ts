@@ -22,6 +22,10 @@
  * backlog's window (up to a window and its margin later). When no interactive write has come for that
  * long, background work has the whole window again (a bulk run alone loses nothing); the first
  * interactive write after such a quiet spell may wait for what was granted before it, as before.
+ * Background requests carry a horizon: they are granted no instant more than `horizonMs` past the
+ * earliest they could get, and ask again when the next one is that close. A backlog therefore holds
+ * only the instants it is about to use, never the next window's, and once an interactive write has
+ * come, the next window's headroom is still free for the ones after it.
  *
  * The update carries the budget's numbers and the caller's clock only (no reference, no account
  * data): nothing personal in the history. Instants are epoch milliseconds on the callers' clocks (each
@@ -79,13 +83,35 @@ export interface WriteBudgetRequest {
   headroom?: number;
   /** How long after an interactive request the headroom is kept (ms, default 0). */
   headroomHoldMs?: number;
+  /**
+   * A background request with a count is granted only instants at most this long after the earliest
+   * it could get (`now + leadMs`); the writes it cannot grant so are not recorded, and the answer's
+   * `retryAt` says when to ask again. So a backlog holds no instant far ahead, where an interactive
+   * write arriving later would otherwise wait behind it. Default: no horizon.
+   */
+  horizonMs?: number;
 }
 
 export interface WriteReservation {
-  /** Epoch ms (Temporal server's clock) from which the write may be sent: the first of `instants`. */
+  /**
+   * Epoch ms (the callers' clock) from which the write may be sent: the first of `instants` (or,
+   * when a horizon left none granted, `retryAt`).
+   */
   at: number;
-  /** Every instant granted, in order, one per write of a counted request. */
+  /**
+   * Every instant granted, in order, one per write of a counted request; fewer than the count when
+   * the request's horizon stopped the rest.
+   */
   instants?: number[];
+  /** When the writes of a counted request the horizon left without an instant should ask again. */
+  retryAt?: number;
+}
+
+/** What a counted request got: its instants (in order), and when the rest should ask again. */
+export interface GrantedInstants {
+  instants: number[];
+  /** Set when the horizon left some of the count without an instant. */
+  retryAt?: number;
 }
 
 export interface WriteBudgetInput {
@@ -131,6 +157,11 @@ export function writeBudgetRequestProblem(request: WriteBudgetRequest): string |
     (!Number.isFinite(request.headroomHoldMs) || request.headroomHoldMs < 0)
   )
     return 'headroomHoldMs must be 0 or more';
+  if (request.horizonMs !== undefined) {
+    if (!Number.isFinite(request.horizonMs) || request.horizonMs < 0) return 'horizonMs must be 0 or more';
+    if (request.count === undefined) return 'horizonMs needs a count';
+    if (request.interactive) return 'horizonMs is for background requests';
+  }
   return undefined;
 }
 
@@ -237,25 +268,46 @@ export class WriteGrantLog {
     this.lastInteractive = Number.isFinite(carried.lastInteractive) ? carried.lastInteractive : undefined;
   }
 
-  /** Takes back the request's unused instants, grants its `count` (default 1) and records them. */
-  grantAll(request: WriteBudgetRequest): number[] {
+  /**
+   * Takes back the request's unused instants, grants its `count` (default 1) and records them. Under
+   * a horizon, the grants stop at the first instant beyond it: that one is not recorded, and the
+   * rest of the count is told to ask again `horizonMs` before it (when it would be within).
+   */
+  grantAll(request: WriteBudgetRequest): GrantedInstants {
     for (const unused of [request.unused, ...(request.unusedInstants ?? [])]) this.handBack(unused, request);
     const { unused: _, unusedInstants: __, ...asking } = request;
-    return Array.from({ length: request.count ?? 1 }, () => this.grant(asking));
+    const instants: number[] = [];
+    for (let i = 0; i < (request.count ?? 1); i++) {
+      const at = this.next(asking);
+      if (request.horizonMs !== undefined && at > request.now + request.leadMs + request.horizonMs)
+        return { instants, retryAt: at - request.leadMs - request.horizonMs };
+      this.record(asking, at);
+      instants.push(at);
+    }
+    return { instants };
   }
 
   /** Takes back the request's unused instant, grants the next one and records it. */
   grant(request: WriteBudgetRequest): number {
     this.handBack(request.unused, request);
+    const at = this.next(request);
+    this.record(request, at);
+    return at;
+  }
+
+  /** The instant the rule gives `request` next (nothing recorded). */
+  private next(request: WriteBudgetRequest): number {
     const since = request.now - request.windowMs - request.marginMs;
     const recent = this.interactive.filter((t) => t > since).length;
-    const at = nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
+    return nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
+  }
+
+  private record(request: WriteBudgetRequest, at: number): void {
     keepGrant(this.grants, at);
     if (request.interactive) {
       this.lastInteractive = Math.max(this.lastInteractive ?? request.now, request.now);
       keepGrant(this.interactive, at);
     }
-    return at;
   }
 
   private handBack(unused: number | undefined, request: WriteBudgetRequest): void {

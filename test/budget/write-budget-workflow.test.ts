@@ -11,6 +11,8 @@
  * - a reservation that no worker answers ends when the attempt is cancelled (it used to wait forever,
  *   and a stopping worker with it);
  * - a burst of writes in one process asks in one or two counted updates, not one each;
+ * - background writes the horizon leaves without an instant ask again when theirs is near, and one
+ *   that stopped waiting meanwhile is not asked for;
  * - interactive permits take the headroom background ones leave while interactive writes come, and a
  *   run started with that hold (continue-as-new's input) keeps it.
  */
@@ -145,6 +147,69 @@ describe('the write budget workflow', () => {
     // An idle window: the whole burst at once, each write with its deadline.
     expect(Math.max(...instants) - Math.min(...instants)).toBeLessThan(1_000);
     for (const p of granted) expect(p!.sendBy).toBe(p!.instant + 100);
+    await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
+  }, 60_000);
+
+  it('asks again for the background writes beyond the horizon when their instant is near, without those that stopped waiting', async () => {
+    const account = `horizon-${randomUUID().slice(0, 8)}`;
+    const asked: {
+      count: number;
+      now: number;
+      leadMs: number;
+      granted: number[];
+      retryAt?: number;
+    }[] = [];
+    const recordingClient = clientAroundReservations(async (request, reserve) => {
+      const result = await reserve();
+      asked.push({
+        count: request.count ?? 1,
+        now: request.now,
+        leadMs: request.leadMs,
+        granted: result.instants ?? [],
+        ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}),
+      });
+      return result;
+    });
+    // 3 writes per 1.5 s (+ 150 ms margin), granted at most 200 ms ahead.
+    const settings = writeBudgetSettings(3, {
+      windowMs: 1_500,
+      marginMs: 150,
+      leadMs: 0,
+      lateMs: 100,
+      horizonMs: 200,
+    });
+    const permits = writeBudgetPermits(account, settings, {
+      temporalClient: () => recordingClient,
+      workflowTaskQueue: taskQueue,
+    });
+    // Seven writes at once; the seventh stops waiting while it waits to ask again.
+    const stop = new AbortController();
+    const writes = Array.from({ length: 7 }, (_, i) => permits.acquire(i === 6 ? stop.signal : undefined));
+    const stopped = writes[6]!.catch((error: unknown) => error);
+    setTimeout(() => stop.abort(new Error('the attempt was cancelled')), 300);
+    const granted = await Promise.all(writes.slice(0, 6));
+    expect(await stopped).toBeInstanceOf(Error);
+    const instants = granted.map((p) => p!.instant).sort((a, b) => a - b);
+    expect(withinWindow(instants, 3, 1_650)).toBe(true);
+    // The first write alone, then a window's worth (3): two fit the window, the third was told to ask
+    // again when the first instant frees, 200 ms (and the lead) before it.
+    expect(asked.slice(0, 2).map((a) => [a.count, a.granted.length])).toEqual([
+      [1, 1],
+      [3, 2],
+    ]);
+    expect(asked[1]!.retryAt).toBe(asked[0]!.granted[0]! + 1_650 - asked[1]!.leadMs - 200);
+    let grantedSoFar = 0;
+    for (const [i, a] of asked.entries()) {
+      // Nothing granted beyond the horizon; nobody asked before they were told.
+      for (const t of a.granted) expect(t).toBeLessThanOrEqual(a.now + a.leadMs + 200);
+      if (i > 0 && asked[i - 1]!.retryAt !== undefined)
+        expect(a.now).toBeGreaterThanOrEqual(asked[i - 1]!.retryAt!);
+      // Only the six that still wait are asked for: never the seventh, which stopped at 300 ms.
+      expect(a.count).toBeLessThanOrEqual(6 - grantedSoFar);
+      grantedSoFar += a.granted.length;
+    }
+    expect(grantedSoFar).toBe(6);
+    expect(asked.at(-1)!.retryAt).toBeUndefined();
     await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
   }, 60_000);
 

@@ -3,7 +3,9 @@
  * of an idle log go at once, the next waits a window plus the margin after the one `limit` places
  * back, no span of window + margin ever holds more than `limit` grants (random request streams with
  * handed-back instants), and a handed-back instant can be granted again. While interactive writes
- * come, background grants leave the headroom of every window to them, and only then.
+ * come, background grants leave the headroom of every window to them, and only then. A background
+ * request's horizon keeps a backlog from holding the next window: what lies beyond it is not granted
+ * and is asked for again.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -190,15 +192,23 @@ describe('write grants', () => {
     expect(writeBudgetRequestProblem(at(1, { count: 0 }))).toMatch(/count/);
     expect(writeBudgetRequestProblem(at(1, { count: 21 }))).toMatch(/count/);
     expect(writeBudgetRequestProblem(at(1, { unusedInstants: [Number.NaN] }))).toMatch(/unusedInstants/);
+    expect(writeBudgetRequestProblem(at(1, { count: 2, horizonMs: 1_000 }))).toBeUndefined();
+    expect(writeBudgetRequestProblem(at(1, { count: 2, horizonMs: -1 }))).toMatch(/horizonMs/);
+    expect(writeBudgetRequestProblem(at(1, { horizonMs: 1_000 }))).toMatch(/horizonMs needs a count/);
+    expect(writeBudgetRequestProblem(at(1, { count: 1, horizonMs: 0, interactive: true }))).toMatch(
+      /horizonMs/,
+    );
   });
 
   it('grants a counted request as that many requests one after another, its hand-backs first', () => {
     const counted = new WriteGrantLog();
     const single = new WriteGrantLog();
-    const first = counted.grantAll(at(1_000_000, { count: 15 }));
+    const first = counted.grantAll(at(1_000_000, { count: 15 })).instants;
     expect(first).toEqual(Array.from({ length: 15 }, () => single.grant(at(1_000_000))));
     // Ten more: five fit the window, the rest wait for it; two instants handed back make room for two.
-    const second = counted.grantAll(at(1_000_100, { count: 10, unusedInstants: [first[0]!, first[1]!] }));
+    const second = counted.grantAll(
+      at(1_000_100, { count: 10, unusedInstants: [first[0]!, first[1]!] }),
+    ).instants;
     const expected = [
       single.grant(at(1_000_100, { unused: first[0]! })),
       single.grant(at(1_000_100, { unused: first[1]! })),
@@ -208,5 +218,48 @@ describe('write grants', () => {
     expect(second.filter((t) => t === 1_000_150)).toHaveLength(7);
     expect(second.filter((t) => t === 1_000_050 + 10_250)).toHaveLength(3);
     expect(withinWindow(counted.instants(), 20, 10_250)).toBe(true);
+  });
+
+  it('grants a background request no instant beyond its horizon, records none of the rest, and says when to ask again', () => {
+    const log = new WriteGrantLog();
+    const horizon = { horizonMs: 1_000 };
+    // An idle window: 20 of 25 granted at once; the other 5 would wait a window and a margin.
+    const first = log.grantAll(at(1_000_000, { count: 25, ...horizon }));
+    expect(first.instants).toEqual(Array.from({ length: 20 }, () => 1_000_050));
+    // They ask again a second before their instant would come (lead 50 ms included).
+    expect(first.retryAt).toBe(1_000_050 + 10_250 - 50 - 1_000);
+    expect(log.instants()).toHaveLength(20);
+    // Asked too early, they are told the same again; at retryAt all 5 are granted.
+    expect(log.grantAll(at(1_005_000, { count: 5, ...horizon }))).toEqual({
+      instants: [],
+      retryAt: first.retryAt,
+    });
+    const again = log.grantAll(at(first.retryAt!, { count: 5, ...horizon }));
+    expect(again.instants).toEqual(Array.from({ length: 5 }, () => 1_000_050 + 10_250));
+    expect(again.retryAt).toBeUndefined();
+    expect(withinWindow(log.instants(), 20, 10_250)).toBe(true);
+  });
+
+  it("keeps the next window's headroom free for the operators who come after the first one behind a backlog", () => {
+    const hold = { headroom: 2, headroomHoldMs: 300_000 };
+    // A backlog (far more writes than a window) spent the idle window at once.
+    const run = (horizonMs: number | undefined) => {
+      const log = new WriteGrantLog();
+      const extra = horizonMs === undefined ? {} : { horizonMs };
+      log.grantAll(at(1_000_000, { count: 20, ...hold, ...extra }));
+      // The next 20 of the backlog ask at once (20 write slots waiting).
+      log.grantAll(at(1_000_100, { count: 20, ...hold, ...extra }));
+      // An operator comes 2 s into the window: nothing can go before the window frees.
+      const firstOperator = log.grant(at(1_002_000, { ...hold, interactive: true }));
+      // The second operator comes 3 s later.
+      const secondOperator = log.grant(at(1_005_000, { ...hold, interactive: true }));
+      return { firstOperator, secondOperator };
+    };
+    const windowFrees = 1_000_050 + 10_250;
+    // Without a horizon, the backlog held the whole next window: the second operator waits for the
+    // one after it.
+    expect(run(undefined).secondOperator).toBeGreaterThanOrEqual(windowFrees + 10_250);
+    // With one, the backlog holds nothing of it yet: both operators get the window's first instants.
+    expect(run(1_000)).toEqual({ firstOperator: windowFrees, secondOperator: windowFrees });
   });
 });

@@ -3,7 +3,7 @@
  * grants write reservations from the instants of its last grants. Each `reserveWrite` is answered at
  * once (the handler never waits), with one instant or, for a counted request, several (a worker
  * process's writes that asked together: one update for them, as Temporal admits only a few updates
- * in flight per workflow), so no update is in flight across a continue-as-new and the state is
+ * in flight per workflow; a background request's horizon may leave some of them to ask again), so no update is in flight across a continue-as-new and the state is
  * the grant log alone (its recent instants, and when the last interactive request came). It runs as
  * long as the account is served and continues as new after MAX_GRANTS_PER_RUN grants (or when the
  * server suggests it), carrying the log. It sets no timer and never reads its clock (instants come
@@ -33,10 +33,13 @@ export async function writeBudget(input: WriteBudgetInput = {}): Promise<void> {
   setHandler(
     reserveWriteUpdate,
     (request) => {
-      const instants = log.grantAll(request);
+      const { instants, retryAt } = log.grantAll(request);
       issued += instants.length;
-      // A request without a count (one write) is answered as before counts existed.
-      return request.count === undefined ? { at: instants[0]! } : { at: instants[0]!, instants };
+      // A request without a count (one write, never a horizon) is answered as before counts existed.
+      if (request.count === undefined) return { at: instants[0]! };
+      return retryAt === undefined
+        ? { at: instants[0]!, instants }
+        : { at: instants[0] ?? retryAt, instants, retryAt };
     },
     {
       validator: (request) => {
