@@ -34,7 +34,7 @@ import {
   waitForBulk,
 } from '../support/bulk.js';
 import { callStats, timeline, writeWindow } from '../support/call-stats.js';
-import { type ProxiedCall, startCountingProxy } from '../support/counting-proxy.js';
+import { isWrite, type ProxiedCall, startCountingProxy } from '../support/counting-proxy.js';
 import { brandOrder, campaignOrder } from '../support/orders.js';
 import { writeResults } from '../support/results.js';
 import { percentile, round } from '../support/stats.js';
@@ -73,12 +73,16 @@ async function campaignStepLags(client: Client, run: BulkRun) {
   );
 }
 
+/** `GET /v2/brand/{id}`: a call's method and path with its ids replaced. */
+const endpointOf = (c: ProxiedCall) =>
+  `${c.method} ${c.path.replace(/\/[A-Z][0-9A-Z]{5,}(?=\/|$)/g, '/{id}').replace(/sharing\/[^/]+$/, 'sharing/{cnp}')}`;
+
 /** Accepted writes by endpoint, with the time of the first and last (seconds from the run's start). */
 function writesByKind(calls: readonly ProxiedCall[], fromMs: number) {
   const out: Record<string, { count: number; firstS: number; lastS: number }> = {};
   for (const c of calls) {
     if (c.startMs < fromMs || c.method === 'GET' || c.status === 429) continue;
-    const key = `${c.method} ${c.path.replace(/\/[A-Z][0-9A-Z]{5,}(?=\/|$)/g, '/{id}').replace(/sharing\/[^/]+$/, 'sharing/{cnp}')}`;
+    const key = endpointOf(c);
     const s = round((c.startMs - fromMs) / 1000, 1);
     const k = out[key] ?? { count: 0, firstS: s, lastS: s };
     k.count++;
@@ -124,10 +128,24 @@ function writeSpan(calls: readonly ProxiedCall[], fromMs: number) {
   const lastWriteAnsweredSeconds = round((w.to - fromMs) / 1000, 1);
   // What the registry saw before the first write: the reads the run spent its first moments on.
   const beforeFirstWrite = calls.filter((c) => c.startMs >= fromMs && c.startMs < w.from);
+  // Each window's 20 writes follow the previous window's a window and a margin later: the end is set
+  // by when the first window's last (20th) write left, not its first.
+  const accepted = calls.filter(
+    (c) => isWrite(c) && c.status !== 429 && c.startMs >= fromMs && c.path.startsWith('/v2/'),
+  );
+  const windowLast = accepted[19] ?? accepted.at(-1);
+  // Every registry call until then: what the run did before its first window's writes had all left.
+  const untilWindowLast = calls.filter(
+    (c) => c.startMs >= fromMs && c.startMs <= (windowLast?.startMs ?? w.from) && c.path.startsWith('/v2/'),
+  );
   return {
     readsBeforeFirstWrite: beforeFirstWrite.length,
     firstCallSeconds: round(((beforeFirstWrite[0]?.startMs ?? w.from) - fromMs) / 1000, 2),
     firstWriteSeconds: round((w.from - fromMs) / 1000, 2),
+    firstWindowLastWriteSeconds: round(((windowLast?.startMs ?? w.from) - fromMs) / 1000, 2),
+    callsUntilFirstWindowLastWrite: untilWindowLast.map(
+      (c) => `${round((c.startMs - fromMs) / 1000, 2)} s ${endpointOf(c)} ${c.status}`,
+    ),
     lastWriteAnsweredSeconds,
     slidingWindowLimitSeconds: SLIDING_WINDOW_LIMIT_SECONDS,
     ratioToSlidingWindowLimit: round(lastWriteAnsweredSeconds / SLIDING_WINDOW_LIMIT_SECONDS, 3),
