@@ -3,11 +3,11 @@
  * grants write reservations from the instants of its last grants. Each `reserveWrite` is answered at
  * once (the handler never waits), with one instant or, for a counted request, several (a worker
  * process's writes that asked together: one update for them, as Temporal admits only a few updates
- * in flight per workflow; a background request's horizon may leave some of them to ask again), so no update is in flight across a continue-as-new and the state is
- * the grant log alone (its recent instants, and when the last interactive request came). It runs as
- * long as the account is served and continues as new after MAX_GRANTS_PER_RUN grants (or when the
- * server suggests it), carrying the log. It sets no timer and never reads its clock (instants come
- * from the callers).
+ * in flight per workflow; a background request's horizon may leave some of them to ask again), so
+ * no update is in flight across a continue-as-new and the state is the grant log alone (its recent
+ * instants, and when the last interactive request came). It runs as long as the account is served
+ * and continues as new after MAX_GRANTS_PER_RUN grants (or when the server suggests it), carrying the
+ * log. It sets no timer and never reads its clock (instants come from the callers).
  */
 import {
   ApplicationFailure,
