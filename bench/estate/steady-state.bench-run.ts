@@ -13,6 +13,8 @@
  *
  * Figures, not assertions on time (a wrong count still fails: writes, lost change never noticed).
  *   npm run build && nice -n 19 npx vitest run --config bench/estate/vitest.config.ts bench/estate/steady-state.bench-run.ts
+ * With jemalloc, as the image runs the worker: prefix `LD_PRELOAD="$(scripts/setup-jemalloc.sh)"
+ * MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0` (recorded as `allocator`).
  * ESTATE_BRANDS (default 2,000), ESTATE_CAMPAIGNS (8,000), ESTATE_CACHE (2,000 cached workflows),
  * ESTATE_WINDOW_MS (steady-state window, 180,000), ESTATE_WAKES (40), ESTATE_WORKER_NODE_ARGS (the
  * worker process's Node options, e.g. `--max-old-space-size=1024`; none by default). Results:
@@ -30,6 +32,7 @@ import { startImport } from '../../src/orders/estate-client.js';
 import { DEFAULT_ACCOUNT } from '../../src/simulator/index.js';
 import { freePort } from '../../src/stack/ports.js';
 import { describeSweep, ensureSweepSchedule, sweepNow } from '../../src/workers/sweep-schedule.js';
+import { allocatorInUse } from '../support/allocator.js';
 import { ACCOUNT, startBenchStack } from '../support/bench-stack.js';
 import { isWrite, type ProxiedCall } from '../support/counting-proxy.js';
 import { writeResults } from '../support/results.js';
@@ -259,7 +262,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
       cache: CACHE,
       workerNodeArgs: WORKER_NODE_ARGS,
       // glibc's malloc arenas in the worker (inherited from this process's environment).
-      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? "glibc's default",
+      ...allocatorInUse(),
       seed: { ms: seedMs, ...seeded.campaignKinds },
       workerRssAtStartMb: mb(rssAtStart ?? 0),
       import: importResult,

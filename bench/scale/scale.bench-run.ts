@@ -23,6 +23,7 @@ import { expect, it } from 'vitest';
 import { getBrandStatus, startBrandOrder } from '../../src/orders/brand-client.js';
 import { startCampaignOrder } from '../../src/orders/campaign-orders.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
+import { allocatorInUse } from '../support/allocator.js';
 import { startBenchStack } from '../support/bench-stack.js';
 import { brandOrder, campaignOrder } from '../support/orders.js';
 import { writeResults } from '../support/results.js';
@@ -212,7 +213,7 @@ it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns
       workerBudget: { getsPerSecond: GETS_PER_SECOND, writesPer10Seconds: WRITES_PER_10S },
       maxCachedWorkflows: MAX_CACHED ?? 'SDK default',
       // glibc's malloc arenas in the worker (inherited from this process's environment).
-      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? "glibc's default",
+      ...allocatorInUse(),
       devServerPersistence: SCALE_PERSISTENCE ? 'SQLite file' : 'in memory',
       runningWorkflows: running.count,
       brandsInNeedsCorrection: settled,

@@ -354,6 +354,21 @@ describe('compose hardening', () => {
       expect(doc, needle).toContain(needle);
   });
 
+  it('runs the image with the pinned jemalloc preloaded, the same package the setup script fetches', () => {
+    const toolchain = read('scripts/toolchain.env');
+    const version = /^JEMALLOC_DEB_VERSION=(\S+)$/m.exec(toolchain)?.[1];
+    expect(version).toBeDefined();
+    expect(toolchain).toMatch(/^JEMALLOC_DEB_SHA256_AMD64=[0-9a-f]{64}$/m);
+    expect(toolchain).toMatch(/^JEMALLOC_DEB_SHA256_ARM64=[0-9a-f]{64}$/m);
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runtime).toContain(`apt-get install -y --no-install-recommends libjemalloc2=${version} `);
+    const linked = /ln -s .+ (\S+)$/m.exec(runtime)?.[1];
+    expect(runtime).toMatch(new RegExp(`^ENV LD_PRELOAD=${linked}$`, 'm'));
+    expect(runtime).toMatch(/^ENV MALLOC_CONF=background_thread:true,/m);
+    // Installed before the code is copied and the user dropped: apt runs as root, once, cached.
+    expect(runtime.indexOf('apt-get install')).toBeLessThan(runtime.indexOf('USER node'));
+  });
+
   it('builds the image without running dependency install scripts', () => {
     const installs = dockerfile.match(/^RUN npm (ci|install)\b.*$/gm) ?? [];
     expect(installs.length).toBe(2);
