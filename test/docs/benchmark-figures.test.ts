@@ -323,6 +323,10 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/estate/results-steady.2026-11-27T090131Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-steady.2026-11-27T092120Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-steady.2026-11-27T164242Z.json': (r) => estateSteadyRows(r),
+  'bench/estate/results-steady.2026-11-27T194249Z.json': (r) => [
+    ...estateSteadyRows(r),
+    `(${r.steady.workerRssMb} − ${r.workerRssAtStartMb}) / ${thousands(r.cache)} = ${((r.steady.workerRssMb - r.workerRssAtStartMb) / r.cache).toFixed(2)} MB`,
+  ],
   'bench/estate/results-steady.2026-11-27T150845Z.json': (r) => [
     ...estateSteadyRows(r),
     `${thousands(r.steady.byEndpoint[0][1])} vet reads and ${r.steady.byEndpoint[1][1]} brand reads`,
