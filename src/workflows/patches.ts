@@ -13,11 +13,6 @@ export const PATCHES = {
   adoptedBrandVets: 'adopted-brand-vets',
   /** Writes at the operator and webhook priorities go to `registry-writes/{account}/interactive`. */
   interactiveWrites: 'interactive-writes',
-  /**
-   * Brand and campaign workflows claim their parked events alongside the loop's first step, not
-   * before it (the first step no longer waits a round trip and a workflow task for the claims).
-   */
-  claimParkedAlongside: 'claim-parked-alongside',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -17,7 +17,7 @@ import { BrandIdKey } from '../../contracts/search-attributes.js';
 import { brandReadySignal } from '../../contracts/signals.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
-import { claimParkedAtStart, claimParkedEvents } from '../entity/claim-parked.js';
+import { claimParkedEvents } from '../entity/claim-parked.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { OperationQueue } from '../entity/operations.js';
 import { guardedPhase } from '../entity/phases.js';
@@ -112,9 +112,6 @@ export function brandContext(input: BrandRunInput) {
   };
 
   const claimParked = (parkedWorkflowId: string) => claimParkedEvents(parkedWorkflowId, self, audit);
-  /** The claims of a run's start (src/workflows/entity/claim-parked.ts). */
-  const claimParkedAll = (parkedWorkflowIds: readonly string[]) =>
-    claimParkedAtStart(parkedWorkflowIds, self, audit);
 
   return {
     input,
@@ -140,7 +137,6 @@ export function brandContext(input: BrandRunInput) {
     notifyWatchers,
     applySnapshot,
     claimParked,
-    claimParkedAll,
   };
 }
 

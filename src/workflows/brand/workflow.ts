@@ -43,7 +43,7 @@ export const DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH = 10_000;
 export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> {
   const ctx = brandContext(input);
   const { opts, registry, state, status, queue, wakeup, dedupe, books, guarded, audit, account } = ctx;
-  const { claimParkedAll, applySnapshot } = ctx;
+  const { claimParked, applySnapshot } = ctx;
   const steps = brandSteps(ctx);
   const { reconcile } = steps;
   const ops = brandOperations(ctx, steps);
@@ -80,9 +80,8 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   try {
     // Events the ingress parked for this brand (by reference before the workflow existed, by registry
     // id before visibility showed our TcrBrandId). Claimed on every run, continue-as-new included.
-    const parkedUnder = [parkedEventsByReferenceWorkflowId('brand', input.reference)];
-    if (status.brandId) parkedUnder.push(parkedEventsWorkflowId('brand', status.brandId));
-    await claimParkedAll(parkedUnder);
+    await claimParked(parkedEventsByReferenceWorkflowId('brand', input.reference));
+    if (status.brandId) await claimParked(parkedEventsWorkflowId('brand', status.brandId));
     await runEntityLoop({
       table: brandPhases,
       phase: () => status.phase,

@@ -11,7 +11,7 @@ import { campaignFingerprint } from '../../contracts/fingerprint.js';
 import { CampaignIdKey } from '../../contracts/search-attributes.js';
 import type { AuditCause } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
-import { claimParkedAtStart, claimParkedEvents } from '../entity/claim-parked.js';
+import { claimParkedEvents } from '../entity/claim-parked.js';
 import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { OperationQueue } from '../entity/operations.js';
 import { guardedPhase } from '../entity/phases.js';
@@ -96,9 +96,6 @@ export function campaignContext(input: CampaignRunInput) {
   const read = <T>(site: string, fn: () => Promise<T>) => guarded.read(site, fn);
 
   const claimParked = (parkedWorkflowId: string) => claimParkedEvents(parkedWorkflowId, self, audit);
-  /** The claims of a run's start (src/workflows/entity/claim-parked.ts). */
-  const claimParkedAll = (parkedWorkflowIds: readonly string[]) =>
-    claimParkedAtStart(parkedWorkflowIds, self, audit);
   return {
     input,
     opts,
@@ -128,7 +125,6 @@ export function campaignContext(input: CampaignRunInput) {
     setPhase,
     read,
     claimParked,
-    claimParkedAll,
   };
 }
 

@@ -46,7 +46,7 @@ export { DEFAULT_BRAND_READY_DEADLINE_MS, DEFAULT_DECISION_DEADLINE_MS } from '.
 export async function campaignWorkflow(input: CampaignRunInput): Promise<CampaignResult> {
   const ctx = campaignContext(input);
   const { opts, brandPoll, pendingPoll, steadyPollMs, registry, account, state, status, table } = ctx;
-  const { wakeup, queue, dedupe, books, guarded, audit, claimParkedAll } = ctx;
+  const { wakeup, queue, dedupe, books, guarded, audit, claimParked } = ctx;
   const apply = campaignApply(ctx);
   const steps = campaignSteps(ctx, apply);
   const { reconcile } = steps;
@@ -116,12 +116,11 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
 
   try {
     // Events the ingress parked for this campaign before the workflow existed. Claimed on every run.
-    const parkedUnder = [parkedEventsByReferenceWorkflowId('campaign', input.reference)];
+    await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference));
     if (adopting) {
       state.claimedParked = true;
-      parkedUnder.push(parkedEventsWorkflowId('campaign', status.campaignId!));
+      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!));
     }
-    await claimParkedAll(parkedUnder);
     await runEntityLoop({
       table,
       phase: () => status.phase,
