@@ -189,6 +189,10 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.2026-11-27T191047Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T191328Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T191536Z.json': (r) => [bulkWindowRow(r)],
+  'bench/throughput/results.2026-11-27T202636Z.json': (r) => [
+    bulkWindowRow(r),
+    `(the landed code: ${r.product.writeSpan.firstWindowLastWriteSeconds} s, ${r.product.writeSpan.lastWriteAnsweredSeconds} s)`,
+  ],
   'bench/throughput/results-backlog.2026-11-27T190429Z.json': (r) => [
     backlogRow(r),
     `p99 ${r.operatorAfterFirstWindow.p99Ms} ms and`,
@@ -363,7 +367,7 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => [
     `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; every rejection names its field; ${o.started.length} orders start a workflow by design`,
   ],
-  'bench/throughput/results.2026-11-27T190825Z.json': (r) => [
+  'bench/throughput/results.2026-11-27T202636Z.json': (r) => [
     `the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
   ],
   'bench/throughput/results-backlog.2026-11-27T192833Z.json': (r) => [
