@@ -119,6 +119,12 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     scale2000(r),
     `${r.workerHolding.cpuPercent} %`,
   ],
+  'bench/scale/results-2000.2026-11-27T204151Z.json': (r) => [
+    scale2000(r),
+    `${r.workerHolding.cpuPercent} % with jemalloc`,
+    `(${r.workerHolding.rssMb} − ${r.workerEmpty.rssMb}) / 2,000 = ${((r.workerHolding.rssMb - r.workerEmpty.rssMb) / 2000).toFixed(2)} MB`,
+    r.allocator === 'jemalloc' ? 'jemalloc (as the image now runs it)' : 'not run with jemalloc',
+  ],
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => {
     const by = (kind: string) => {
       const [b, c] = ['brand', 'campaign'].map((e) => o.byCategory[`${e} ${kind}`]);
