@@ -261,7 +261,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
       campaigns: CAMPAIGNS,
       cache: CACHE,
       workerNodeArgs: WORKER_NODE_ARGS,
-      // glibc's malloc arenas in the worker (inherited from this process's environment).
+      // The worker's malloc (inherited from this process's environment).
       ...allocatorInUse(),
       seed: { ms: seedMs, ...seeded.campaignKinds },
       workerRssAtStartMb: mb(rssAtStart ?? 0),

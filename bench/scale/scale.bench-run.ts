@@ -212,7 +212,7 @@ it(`one worker holding ${BRANDS} waiting brands + ${CAMPAIGNS} waiting campaigns
       campaigns: CAMPAIGNS,
       workerBudget: { getsPerSecond: GETS_PER_SECOND, writesPer10Seconds: WRITES_PER_10S },
       maxCachedWorkflows: MAX_CACHED ?? 'SDK default',
-      // glibc's malloc arenas in the worker (inherited from this process's environment).
+      // The worker's malloc (inherited from this process's environment).
       ...allocatorInUse(),
       devServerPersistence: SCALE_PERSISTENCE ? 'SQLite file' : 'in memory',
       runningWorkflows: running.count,

@@ -53,11 +53,16 @@ export function callStats(calls: readonly ProxiedCall[], fromMs: number, toMs: n
   };
 }
 
-/** Window from the first to the last accepted write (the stretch where writes were the bottleneck). */
-export function writeWindow(calls: readonly ProxiedCall[], fromMs: number): { from: number; to: number } {
-  const writes = calls.filter(
+/** The registry writes it accepted (not 429) from `fromMs` on, in the order they reached the proxy. */
+export function acceptedWrites(calls: readonly ProxiedCall[], fromMs: number): ProxiedCall[] {
+  return calls.filter(
     (c) => isWrite(c) && c.status !== 429 && c.startMs >= fromMs && c.path.startsWith('/v2/'),
   );
+}
+
+/** Window from the first to the last accepted write (the stretch where writes were the bottleneck). */
+export function writeWindow(calls: readonly ProxiedCall[], fromMs: number): { from: number; to: number } {
+  const writes = acceptedWrites(calls, fromMs);
   if (writes.length === 0) return { from: fromMs, to: fromMs };
   return { from: writes[0]!.startMs, to: writes[writes.length - 1]!.endMs };
 }

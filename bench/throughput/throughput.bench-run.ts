@@ -33,8 +33,8 @@ import {
   startBulk,
   waitForBulk,
 } from '../support/bulk.js';
-import { callStats, timeline, writeWindow } from '../support/call-stats.js';
-import { isWrite, type ProxiedCall, startCountingProxy } from '../support/counting-proxy.js';
+import { acceptedWrites, callStats, timeline, writeWindow } from '../support/call-stats.js';
+import { type ProxiedCall, startCountingProxy } from '../support/counting-proxy.js';
 import { brandOrder, campaignOrder } from '../support/orders.js';
 import { writeResults } from '../support/results.js';
 import { percentile, round } from '../support/stats.js';
@@ -130,9 +130,7 @@ function writeSpan(calls: readonly ProxiedCall[], fromMs: number) {
   const beforeFirstWrite = calls.filter((c) => c.startMs >= fromMs && c.startMs < w.from);
   // Each window's 20 writes follow the previous window's a window and a margin later: the end is set
   // by when the first window's last (20th) write left, not its first.
-  const accepted = calls.filter(
-    (c) => isWrite(c) && c.status !== 429 && c.startMs >= fromMs && c.path.startsWith('/v2/'),
-  );
+  const accepted = acceptedWrites(calls, fromMs);
   const windowLast = accepted[19] ?? accepted.at(-1);
   // Every registry call until then: what the run did before its first window's writes had all left.
   const untilWindowLast = calls.filter(
