@@ -17,6 +17,7 @@ import { abortReason, abortableSleep as sleep } from '../common/abortable-sleep.
 import { writeBudgetWorkflowId } from '../contracts/ids.js';
 import {
   reserveWriteUpdate,
+  type SentWrite,
   WRITE_BUDGET_TASK_QUEUE,
   WRITE_BUDGET_WORKFLOW_TYPE,
   type WriteBudgetRequest,
@@ -154,7 +155,10 @@ interface Waiter {
  * reservations' round trip as this process measures it (at least `settings.leadMs`), so a
  * reservation's answer arrives before its instant; one that arrives too late anyway is handed back
  * with the next request. Background writes the budget's horizon left without an instant wait, with
- * those that ask meanwhile, until its `retryAt`, and go first in the next batch.
+ * those that ask meanwhile, until its `retryAt`, and go first in the next batch. The writes sent
+ * (each permit's `sent`, called where the write reaches its socket) are reported with the next
+ * request, so the budget places the next window after their actual sends rather than after their
+ * instants plus all the lateness they were allowed.
  */
 export function writeBudgetPermits(
   account: string,
@@ -170,6 +174,8 @@ export function writeBudgetPermits(
   /** No request before this (the budget's horizon said to ask again then); epoch ms. */
   let askAgainAt = 0;
   let askAgainTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Writes sent since the last request, to report with the next. */
+  let sent: SentWrite[] = [];
 
   /** Sends one counted request for the writes waiting (at most a window's), then the next batch. */
   const flush = async (): Promise<void> => {
@@ -194,6 +200,11 @@ export function writeBudgetPermits(
     for (const w of batch) w.signal?.addEventListener('abort', stopIfAllAborted, { once: true });
     const asked = Date.now();
     const unused = batch.flatMap((w) => (w.unused === undefined ? [] : [w.unused]));
+    // Only the sends of the last window and margin can move a grant to come; at most a window's.
+    const reported = sent
+      .filter((w) => w.instant > asked - settings.windowMs - settings.marginMs)
+      .slice(-settings.limit);
+    sent = [];
     const request: WriteBudgetRequest = {
       limit: settings.limit,
       windowMs: settings.windowMs,
@@ -205,15 +216,16 @@ export function writeBudgetPermits(
       headroomHoldMs: settings.headroomHoldMs,
       ...(options.interactive ? { interactive: true } : { horizonMs: settings.horizonMs }),
       ...(unused.length > 0 ? { unusedInstants: unused } : {}),
+      ...(reported.length > 0 ? { lateMs: settings.lateMs, sent: reported } : {}),
     };
     try {
-      // Unused instants are handed back by the first attempt only: a retry must not take them off the
-      // log twice (an attempt whose answer was lost may have been applied).
+      // Unused instants are handed back, and sends reported, by the first attempt only: a retry must
+      // not apply them twice (an attempt whose answer was lost may have been applied).
       const reservation = await reserve(
         temporal(),
         account,
         (attempt) => {
-          const { unusedInstants: _, ...rest } = request;
+          const { unusedInstants: _, sent: __, lateMs: ___, ...rest } = request;
           return attempt === 1 ? { ...request, now: Date.now() } : { ...rest, now: Date.now() };
         },
         taskQueue,
@@ -290,7 +302,13 @@ export function writeBudgetPermits(
         };
         if (late <= settings.lateMs) {
           publishWriteBudgetEvent({ ...event, late: false });
-          return { instant: at, sendBy: at + settings.lateMs };
+          return {
+            instant: at,
+            sendBy: at + settings.lateMs,
+            sent: (when) => {
+              sent.push({ instant: at, lateByMs: Math.max(0, when - at) });
+            },
+          };
         }
         publishWriteBudgetEvent({ ...event, late: true });
         options.onLate?.(account, late);

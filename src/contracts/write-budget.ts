@@ -27,6 +27,14 @@
  * only the instants it is about to use, never the next window's, and once an interactive write has
  * come, the next window's headroom is still free for the ones after it.
  *
+ * A write's entry in the log is its instant, and the margin covers the lateness allowed after it. A
+ * caller reports with its next request how late each write it sent actually left (`sent`): its entry
+ * moves earlier by the lateness it did not use (`lateMs - lateByMs`), so the write `limit` places
+ * after it follows its actual send, and the margin is left to cover only the network's spread and
+ * clock skew (a write sent on time lets the next window start up to `lateMs` sooner).
+ * A write nobody reports (the caller died, or asked no more, or another process asks first) keeps
+ * the whole allowance: a report can only let later grants come sooner, never a window hold more.
+ *
  * The update carries the budget's numbers and the caller's clock only (no reference, no account
  * data): nothing personal in the history. Instants are epoch milliseconds on the callers' clocks (each
  * request says what time it is where it was sent; the workflow never reads its own clock), so the
@@ -90,6 +98,25 @@ export interface WriteBudgetRequest {
    * write arriving later would otherwise wait behind it. Default: no horizon.
    */
   horizonMs?: number;
+  /**
+   * The lateness a write may have after its instant (the caller's `lateMs`, less than the margin):
+   * needed with `sent`, to know how much of it a reported write did not use.
+   */
+  lateMs?: number;
+  /**
+   * Writes this caller sent since its last request, and how late after its instant each left (at
+   * most `limit` of them, from the last window and margin). Like `unusedInstants`, sent with a
+   * request's first attempt only: applied twice, a report could move another write's entry.
+   */
+  sent?: SentWrite[];
+}
+
+/** A write that left, reported with its caller's next request. */
+export interface SentWrite {
+  /** The instant it was granted. */
+  instant: number;
+  /** How long after that instant it reached its socket (ms, at most the request's `lateMs`). */
+  lateByMs: number;
 }
 
 export interface WriteReservation {
@@ -121,6 +148,11 @@ export interface WriteBudgetInput {
   lastInteractive?: number;
   /** The interactive ones among `grants`, carried by continue-as-new. */
   interactiveGrants?: number[];
+  /**
+   * The entries of the writes reported sent (their instants less the lateness they did not use),
+   * carried by continue-as-new: part of the log beside `grants`, which holds the unreported ones.
+   */
+  sentGrants?: number[];
 }
 
 export const reserveWriteUpdate = defineUpdate<WriteReservation, [WriteBudgetRequest]>('reserveWrite');
@@ -157,6 +189,18 @@ export function writeBudgetRequestProblem(request: WriteBudgetRequest): string |
     (!Number.isFinite(request.headroomHoldMs) || request.headroomHoldMs < 0)
   )
     return 'headroomHoldMs must be 0 or more';
+  if (request.sent !== undefined) {
+    if (!Number.isFinite(request.lateMs) || request.lateMs! < 0 || request.lateMs! >= marginMs)
+      return 'lateMs must be 0 or more and less than marginMs with sent';
+    if (
+      !Array.isArray(request.sent) ||
+      request.sent.length > limit ||
+      !request.sent.every(
+        (w) => Number.isFinite(w?.instant) && Number.isFinite(w?.lateByMs) && w.lateByMs >= 0,
+      )
+    )
+      return 'sent must be at most limit writes, each an instant and a lateness of 0 or more';
+  }
   if (request.horizonMs !== undefined) {
     if (!Number.isFinite(request.horizonMs) || request.horizonMs < 0) return 'horizonMs must be 0 or more';
     if (request.count === undefined) return 'horizonMs needs a count';
@@ -252,7 +296,10 @@ function keepGrant(grants: number[], at: number): void {
  * interactive request came.
  */
 export class WriteGrantLog {
+  /** The grants no caller reported sent (yet): their instants, ascending. */
   private readonly grants: number[];
+  /** The entries of the grants reported sent (ascending): moved off `grants` by `reportSent`. */
+  private readonly sent: number[];
   /** The interactive ones among them (ascending), to size the headroom by their recent number. */
   private readonly interactive: number[];
   private lastInteractive: number | undefined;
@@ -264,6 +311,7 @@ export class WriteGrantLog {
         .sort((a, b) => a - b)
         .slice(-MAX_WRITE_LIMIT);
     this.grants = instants(carried.grants);
+    this.sent = instants(carried.sentGrants);
     this.interactive = instants(carried.interactiveGrants);
     this.lastInteractive = Number.isFinite(carried.lastInteractive) ? carried.lastInteractive : undefined;
   }
@@ -275,7 +323,8 @@ export class WriteGrantLog {
    */
   grantAll(request: WriteBudgetRequest): GrantedInstants {
     for (const unused of [request.unused, ...(request.unusedInstants ?? [])]) this.handBack(unused, request);
-    const { unused: _, unusedInstants: __, ...asking } = request;
+    this.reportSent(request);
+    const { unused: _, unusedInstants: __, sent: ___, ...asking } = request;
     const instants: number[] = [];
     for (let i = 0; i < (request.count ?? 1); i++) {
       const at = this.next(asking);
@@ -290,6 +339,7 @@ export class WriteGrantLog {
   /** Takes back the request's unused instant, grants the next one and records it. */
   grant(request: WriteBudgetRequest): number {
     this.handBack(request.unused, request);
+    this.reportSent(request);
     const at = this.next(request);
     this.record(request, at);
     return at;
@@ -299,7 +349,37 @@ export class WriteGrantLog {
   private next(request: WriteBudgetRequest): number {
     const since = request.now - request.windowMs - request.marginMs;
     const recent = this.interactive.filter((t) => t > since).length;
-    return nextWriteGrant(this.grants, request, grantLimit(request, this.lastInteractive, recent));
+    return nextWriteGrant(this.entries(), request, grantLimit(request, this.lastInteractive, recent));
+  }
+
+  /**
+   * Moves each reported write's entry off the unreported grants, earlier by the lateness it did not
+   * use. A report whose instant no unreported grant holds (reported before, or too old to be kept) is
+   * ignored: an entry moves once, by at most `lateMs`.
+   */
+  private reportSent(request: WriteBudgetRequest): void {
+    const lateMs = request.lateMs ?? 0;
+    for (const { instant, lateByMs } of request.sent ?? []) {
+      const index = this.grants.lastIndexOf(instant);
+      if (index < 0) continue;
+      this.grants.splice(index, 1);
+      keepGrant(this.sent, instant - lateMs + Math.min(lateMs, Math.max(0, lateByMs)));
+    }
+  }
+
+  /** Every entry of the log, ascending: the unreported grants' instants and the reported ones'. */
+  private entries(): number[] {
+    if (this.sent.length === 0) return this.grants;
+    const all: number[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < this.grants.length || j < this.sent.length)
+      all.push(
+        j >= this.sent.length || (i < this.grants.length && this.grants[i]! <= this.sent[j]!)
+          ? this.grants[i++]!
+          : this.sent[j++]!,
+      );
+    return all;
   }
 
   private record(request: WriteBudgetRequest, at: number): void {
@@ -316,15 +396,16 @@ export class WriteGrantLog {
     if (request.interactive) withoutUnusedGrant(this.interactive, unused);
   }
 
-  /** The instants granted (ascending). */
+  /** The log's entries (ascending): the instants granted, those reported sent moved as reported. */
   instants(): readonly number[] {
-    return this.grants;
+    return this.entries();
   }
 
   /** What a continue-as-new carries. */
   carried(): WriteBudgetInput {
     return {
       grants: [...this.grants],
+      ...(this.sent.length > 0 ? { sentGrants: [...this.sent] } : {}),
       ...(this.interactive.length > 0 ? { interactiveGrants: [...this.interactive] } : {}),
       ...(this.lastInteractive !== undefined ? { lastInteractive: this.lastInteractive } : {}),
     };

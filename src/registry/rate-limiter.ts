@@ -179,12 +179,14 @@ export function clearRateLimiters(): void {
 }
 
 /**
- * A write's permit: the instant it was granted for, and the last moment the write may reach its
- * socket (`sendBy`, checked there by ./send-by.ts).
+ * A write's permit: the instant it was granted for, the last moment the write may reach its socket
+ * (`sendBy`, checked there by ./send-by.ts), and who to tell when it did (`sent`).
  */
 export interface WritePermit {
   readonly instant: number;
   readonly sendBy: number;
+  /** Called with the moment (epoch ms) the write reached its socket, in time, and was sent. */
+  readonly sent?: (at: number) => void;
 }
 
 /**

@@ -5,13 +5,16 @@
  * request can wait there for a free connection. So the check runs where undici writes the request to
  * its socket (the handler's `onRequestStart`): a write that reaches its socket after `sendBy` is
  * aborted there, before a byte of it is sent, with `SendByMissedError`, and the transport reserves
- * again.
+ * again. One that reaches it in time is reported (`onSent`, with that moment): the budget places the
+ * next window after the actual send.
  */
 import type { Dispatcher } from 'undici';
 
 /** The dispatch option that carries a write's deadline (epoch ms); requests without it pass unchecked. */
 export interface SendByOption {
   sendBy?: number;
+  /** Called with the moment the request reached its socket within `sendBy` (and so was sent). */
+  onSent?: (at: number) => void;
 }
 
 /** A write that reached its socket after its deadline: aborted before it was sent. */
@@ -27,14 +30,17 @@ class SendByHandler implements Dispatcher.DispatchHandler {
     private readonly handler: Dispatcher.DispatchHandler,
     private readonly sendBy: number,
     private readonly now: () => number,
+    private readonly onSent: ((at: number) => void) | undefined,
   ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    const late = this.now() - this.sendBy;
+    const now = this.now();
+    const late = now - this.sendBy;
     if (late > 0) {
       controller.abort(new SendByMissedError(late));
       return;
     }
+    this.onSent?.(now);
     this.handler.onRequestStart?.(controller, context);
   }
 
@@ -62,9 +68,9 @@ class SendByHandler implements Dispatcher.DispatchHandler {
 /** An undici interceptor enforcing each request's `sendBy` at its socket (`dispatcher.compose(...)`). */
 export function sendByInterceptor(now: () => number = Date.now): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (options, handler) => {
-    const sendBy = (options as Dispatcher.DispatchOptions & SendByOption).sendBy;
+    const { sendBy, onSent } = options as Dispatcher.DispatchOptions & SendByOption;
     return sendBy === undefined
       ? dispatch(options, handler)
-      : dispatch(options, new SendByHandler(handler, sendBy, now));
+      : dispatch(options, new SendByHandler(handler, sendBy, now, onSent));
   };
 }

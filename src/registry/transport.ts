@@ -223,7 +223,7 @@ export class RegistryTransport {
           signal,
           headersTimeout: this.#timeoutMs,
           bodyTimeout: this.#timeoutMs,
-          ...(permit ? { sendBy: permit.sendBy } : {}),
+          ...(permit ? { sendBy: permit.sendBy, ...(permit.sent ? { onSent: permit.sent } : {}) } : {}),
         };
         const response = await request(`${this.#origin}${fullPath}`, requestOptions);
         status = response.statusCode;

@@ -13,6 +13,8 @@
  * - a burst of writes in one process asks in one or two counted updates, not one each;
  * - background writes the horizon leaves without an instant ask again when theirs is near, and one
  *   that stopped waiting meanwhile is not asked for;
+ * - the writes a process sent are reported with its next request, so the next window follows their
+ *   actual sends; a request retried after an answer was lost does not report them again;
  * - interactive permits take the headroom background ones leave while interactive writes come, and a
  *   run started with that hold (continue-as-new's input) keeps it.
  */
@@ -210,6 +212,54 @@ describe('the write budget workflow', () => {
     }
     expect(grantedSoFar).toBe(6);
     expect(asked.at(-1)!.retryAt).toBeUndefined();
+    await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
+  }, 60_000);
+
+  it('reports the writes it sent with its next request, once, even when that request is retried', async () => {
+    const account = `sent-${randomUUID().slice(0, 8)}`;
+    const requests: WriteBudgetRequest[] = [];
+    const answers: WriteReservation[] = [];
+    let loseAnswer = true;
+    const client = clientAroundReservations(async (request, reserve) => {
+      requests.push(request);
+      const result = await reserve();
+      answers.push(result);
+      // The first request that reports a send is applied, but its answer is lost: it is retried.
+      if (request.sent && loseAnswer) {
+        loseAnswer = false;
+        throw new Error('connection reset after the update was applied');
+      }
+      return result;
+    });
+    // 1 write per 1 s (+ 250 ms margin, lateMs 100); interactive, so no horizon holds a grant back.
+    const settings = writeBudgetSettings(1, { windowMs: 1_000, marginMs: 250, leadMs: 0, lateMs: 100 });
+    const permits = writeBudgetPermits(account, settings, {
+      temporalClient: () => client,
+      workflowTaskQueue: taskQueue,
+      interactive: true,
+    });
+    const first = (await permits.acquire())!;
+    // It left 10 ms after its instant.
+    first.sent!(first.instant + 10);
+    const second = (await permits.acquire())!;
+    const reporting = requests.findIndex((r) => r.sent !== undefined);
+    expect(requests.filter((r) => r.sent !== undefined)).toHaveLength(1);
+    expect(requests[reporting]!.lateMs).toBe(100);
+    expect(requests[reporting]!.sent).toEqual([{ instant: first.instant, lateByMs: 10 }]);
+    // The report moved the next instant by the 90 ms the write did not use: the lost answer's grant
+    // follows the send, not the instant plus its whole allowance.
+    const lost = answers[reporting]!.at;
+    const reported = requests[reporting]!;
+    expect(lost).toBe(Math.max(reported.now + reported.leadMs, first.instant - 90 + 1_250));
+    // The retry carried no report (applied twice, it would have moved the lost grant's entry): the
+    // second write follows the lost grant, which stays spent.
+    const retry = requests[reporting + 1]!;
+    expect(retry.sent).toBeUndefined();
+    expect(second.instant).toBe(Math.max(retry.now + retry.leadMs, lost + 1_250));
+    // A write sent after that request is reported with the one after.
+    second.sent!(second.instant + 1);
+    await permits.acquire();
+    expect(requests.at(-1)!.sent).toEqual([{ instant: second.instant, lateByMs: 1 }]);
     await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
   }, 60_000);
 

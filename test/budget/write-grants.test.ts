@@ -5,12 +5,15 @@
  * handed-back instants), and a handed-back instant can be granted again. While interactive writes
  * come, background grants leave the headroom of every window to them, and only then. A background
  * request's horizon keeps a backlog from holding the next window: what lies beyond it is not granted
- * and is asked for again.
+ * and is asked for again. Writes reported sent move the next window to their actual sends, once each,
+ * and whatever the callers report, send late or leave unreported, no 21 arrivals at the registry
+ * fall within 10 s (a model of sends and network delays, random streams).
  */
 import { describe, expect, it } from 'vitest';
 import {
   insertGrant,
   nextWriteGrant,
+  type SentWrite,
   type WriteBudgetRequest,
   WriteGrantLog,
   withinWindow,
@@ -261,5 +264,85 @@ describe('write grants', () => {
     expect(run(undefined).secondOperator).toBeGreaterThanOrEqual(windowFrees + 10_250);
     // With one, the backlog holds nothing of it yet: both operators get the window's first instants.
     expect(run(1_000)).toEqual({ firstOperator: windowFrees, secondOperator: windowFrees });
+  });
+
+  it('starts the next window after the reported sends, each moved once by the lateness it did not use', () => {
+    const reported = new WriteGrantLog();
+    const unreported = new WriteGrantLog();
+    const first = reported.grantAll(at(1_000_000, { count: 20 })).instants;
+    unreported.grantAll(at(1_000_000, { count: 20 }));
+    // Every write of the window left 3 ms after its instant (of the 100 ms it was allowed).
+    const sent: SentWrite[] = first.map((instant) => ({ instant, lateByMs: 3 }));
+    const next = reported.grantAll(at(1_001_000, { count: 20, lateMs: 100, sent })).instants;
+    const unreportedNext = unreported.grantAll(at(1_001_000, { count: 20 })).instants;
+    expect(unreportedNext).toEqual(Array.from({ length: 20 }, () => 1_000_050 + 10_250));
+    expect(next).toEqual(Array.from({ length: 20 }, () => 1_000_050 - 97 + 10_250));
+    // The same reports again (a repeated request), or of instants never granted, move nothing more.
+    const third = reported.grantAll(
+      at(1_002_000, { count: 1, lateMs: 100, sent: [...sent, { instant: 1_000_051, lateByMs: 0 }] }),
+    ).instants;
+    expect(third).toEqual([next[0]! + 10_250]);
+    // A report of more lateness than allowed moves its entry nowhere; a negative one is refused.
+    const late = new WriteGrantLog();
+    const [instant] = late.grantAll(at(1_000_000, { count: 1, limit: 1 })).instants;
+    expect(
+      late.grantAll(
+        at(1_000_100, { count: 1, limit: 1, lateMs: 100, sent: [{ instant: instant!, lateByMs: 900 }] }),
+      ).instants,
+    ).toEqual([instant! + 10_250]);
+    expect(writeBudgetRequestProblem(at(1, { lateMs: 100, sent: [{ instant: 1, lateByMs: -1 }] }))).toMatch(
+      /sent/,
+    );
+  });
+
+  it('never lets 21 writes arrive within 10 s, whatever the callers report (sends, delays and hand-backs modelled)', () => {
+    let seed = 4242;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const lateMs = 100;
+    // What the margin (250 ms) leaves beyond the lateness: network spread and clock skew.
+    const spreadMs = 149;
+    for (let run = 0; run < 40; run++) {
+      const log = new WriteGrantLog();
+      const arrivals: number[] = [];
+      // Per caller: its sends not yet reported, and the instants it will hand back.
+      const callers = Array.from({ length: 3 }, () => ({
+        sends: [] as { instant: number; sentAt: number }[],
+        handBacks: [] as number[],
+      }));
+      let now = 7_000_000;
+      for (let i = 0; i < 400; i++) {
+        now += Math.floor(random() * 600);
+        const caller = callers[Math.floor(random() * callers.length)]!;
+        // A caller reports what it sent before now (some callers never report).
+        const reports = caller === callers[2] ? [] : caller.sends.filter((w) => w.sentAt <= now);
+        caller.sends = caller.sends.filter((w) => w.sentAt > now);
+        const sent = reports.slice(-20).map((w) => ({ instant: w.instant, lateByMs: w.sentAt - w.instant }));
+        const interactive = random() < 0.2;
+        const request = at(now, {
+          count: 1 + Math.floor(random() * 6),
+          headroom: 2,
+          headroomHoldMs: 30_000,
+          ...(interactive ? { interactive: true } : { horizonMs: 1_000 }),
+          ...(caller.handBacks.length > 0 ? { unusedInstants: caller.handBacks.splice(0) } : {}),
+          ...(sent.length > 0 ? { lateMs, sent } : {}),
+        });
+        expect(writeBudgetRequestProblem(request)).toBeUndefined();
+        for (const instant of log.grantAll(request).instants) {
+          if (random() < 0.1) {
+            caller.handBacks.push(instant);
+            continue;
+          }
+          const sentAt = instant + random() * lateMs;
+          caller.sends.push({ instant, sentAt });
+          arrivals.push(sentAt + random() * spreadMs);
+        }
+      }
+      arrivals.sort((a, b) => a - b);
+      // No span under 10 s holds 21 arrivals.
+      expect(withinWindow(arrivals, 20, 10_000)).toBe(true);
+    }
   });
 });

@@ -2,7 +2,8 @@
  * A budgeted write's deadline, checked where the request meets its socket (src/registry/send-by.ts),
  * against a real HTTP server on loopback and a pool of one connection: a write queued behind a slow
  * request past its deadline is never sent; one whose deadline is still ahead goes when the connection
- * frees; requests without a deadline are not touched.
+ * frees, and is reported sent at the moment it met its socket; requests without a deadline are not
+ * touched.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,27 +36,40 @@ describe('a write deadline at the socket', () => {
     const { origin, arrived } = await startServer();
     pool = new Pool(origin, { connections: 1 });
     const writes = pool.compose(sendByInterceptor());
-    const send = (path: string, sendBy?: number) =>
+    let slowAnsweredAt = 0;
+    const send = (path: string, sendBy?: number, onSent?: (at: number) => void) =>
       request(`${origin}${path}`, {
         method: path === '/slow' ? 'GET' : 'POST',
         dispatcher: writes,
         body: path === '/slow' ? null : '{}',
         ...(sendBy !== undefined ? { sendBy } : {}),
+        ...(onSent ? { onSent } : {}),
       } as Parameters<typeof request>[1] & SendByOption).then(async (r) => {
         await r.body.text();
+        if (path === '/slow') slowAnsweredAt = Date.now();
         return r.statusCode;
       });
 
     const slow = send('/slow');
     // Both queue behind the slow request on the one connection; only the second's deadline outlasts it.
-    const missed = send('/write-missed', Date.now() + 50).catch((error: unknown) => error);
-    const inTime = send('/write-in-time', Date.now() + 5_000);
+    const reported: string[] = [];
+    let sentAt = 0;
+    const missed = send('/write-missed', Date.now() + 50, () => reported.push('missed')).catch(
+      (error: unknown) => error,
+    );
+    const inTime = send('/write-in-time', Date.now() + 5_000, (at) => {
+      reported.push('in time');
+      sentAt = at;
+    });
     expect(await slow).toBe(200);
     const error = await missed;
     expect(error).toBeInstanceOf(SendByMissedError);
     expect((error as SendByMissedError).lateByMs).toBeGreaterThan(100);
     expect(await inTime).toBe(200);
     expect(arrived).toEqual(['GET /slow', 'POST /write-in-time']);
+    // Only the write that left is reported, with the moment it met its socket: after the slow answer.
+    expect(reported).toEqual(['in time']);
+    expect(sentAt).toBeGreaterThanOrEqual(slowAnsweredAt);
   });
 
   it('sends requests without a deadline as the pool would', async () => {
