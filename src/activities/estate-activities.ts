@@ -6,6 +6,7 @@
  * their non-personal snapshots before anything else sees them).
  */
 
+import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import {
   type Client,
@@ -226,6 +227,9 @@ export function createEstateActivities(
   const temporal = () => {
     const client = options.temporalClient ?? Context.current().client;
     const signal = attemptCallOptions().signal;
+    // The lanes' calls share the attempt's signal, each listening to it while in flight: more than
+    // Node's default of 10 listeners, past which it warns of a leak that is not one.
+    if (signal) setMaxListeners(4 * CONCURRENCY, signal);
     return { client, run: <T>(fn: () => Promise<T>) => (signal ? client.withAbortSignal(signal, fn) : fn()) };
   };
   const taskQueue = options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
