@@ -3,7 +3,9 @@
  * - the schedule itself: 1 minute doubling to 1 hour, then, after a day of polls, every 2 days;
  * - a brand waiting for its business contact polls hourly on its first day, then not for at least a
  *   day and a half; a verification whose webhook was lost is still seen by the tail's next poll;
- * - an adopted brand (tcr import) in a pending phase starts in the tail: no minute-by-minute polls.
+ * - an adopted brand (tcr import) in a pending phase starts in the tail: no minute-by-minute polls;
+ * - an import's adoptees come due over a whole period (their first poll ± 50 %), not in a wave a
+ *   period later; after that first poll, the usual ± 20 %.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -23,7 +25,9 @@ import {
 } from '../../src/workflows/entity/wait.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
+  brandRegistration,
   publicProfitRegistration,
+  recordHistory,
   uniqueReference,
   waitForStatus,
   withWorkers,
@@ -122,9 +126,53 @@ describe('an adopted brand in a pending phase', () => {
       });
       w.track(handle);
       const adopted = await idle(handle, 'awaiting-contact-verification');
-      expect(await hoursToNextPoll(adopted)).toBeGreaterThan(1.6 * 24 - 1);
+      // The tail's 2 days, spread ± 50 % for an adoptee: 1 to 3 days.
+      expect(await hoursToNextPoll(adopted)).toBeGreaterThan(24 - 1);
       await env.sleep('12 hours');
       expect(fake.callCount('getBrand'), 'no read in its first 12 hours').toBe(0);
     });
   });
+});
+
+describe("an import's settled adoptees", () => {
+  it('come due over a whole safety period, not together; each then polls every 7 days ± 20 %', async () => {
+    const fake = new FakeRegistry();
+    await withWorkers(env, { reads: fake.readActivities(), writes: fake.writeActivities() }, async (w) => {
+      // 20 verified brands the registry has, adopted together.
+      const handles = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const existing = await fake.writeActivities().registerBrand({
+            account: w.account,
+            registration: { ...brandRegistration(), referenceId: uniqueReference('settled') },
+          });
+          const reference = existing.referenceId!;
+          return w.track(
+            await env.client.workflow.start('brandWorkflow', {
+              workflowId: brandWorkflowId(reference),
+              taskQueue: w.taskQueue,
+              args: [{ reference, account: w.account, adopt: existing } satisfies BrandWorkflowInput],
+            }),
+          );
+        }),
+      );
+      const days: number[] = [];
+      for (const handle of handles) days.push((await hoursToNextPoll(await idle(handle, 'ready'))) / 24);
+      // 7 days ± 50 %, and spread wider than ± 20 % would (2.8 days): 20 draws from a uniform 7 days
+      // fall within 2.8 days of each other about once in 10^7 runs.
+      for (const d of days) expect(d).toBeGreaterThanOrEqual(3.5 - 0.01);
+      for (const d of days) expect(d).toBeLessThanOrEqual(10.5 + 0.01);
+      expect(Math.max(...days) - Math.min(...days)).toBeGreaterThan(2.8);
+
+      // The first to come due polls, and its next poll is the usual 7 days ± 20 % later.
+      const first = days.indexOf(Math.min(...days));
+      const reads = fake.callCount('getBrand');
+      await env.sleep(Math.ceil((days[first]! + 0.05) * DAY_MS));
+      expect(fake.callCount('getBrand')).toBeGreaterThan(reads);
+      const next = (await hoursToNextPoll(await idle(handles[first]!, 'ready'))) / 24;
+      // Adopted, waited, polled, waiting again: the replay suite's adopted history.
+      await recordHistory(handles[first]!, 'brand-adopted-settled');
+      expect(next).toBeGreaterThanOrEqual(5.6 - 0.01);
+      expect(next).toBeLessThanOrEqual(8.4 + 0.01);
+    });
+  }, 120_000);
 });

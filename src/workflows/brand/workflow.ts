@@ -72,6 +72,7 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
     // How long it has waited is unknown: a pending brand polls from its schedule's tail (webhooks and the
     // sweep see its changes first), so an import does not start thousands of minute-by-minute polls.
     state.loop.pollAttempt = firstTailAttempt(pendingPoll) ?? 0;
+    state.loop.spreadNextPoll = true;
     // Its vets at the registry are read by the first reconciliation, at the bulk priority.
     // Behind its patch: brands adopted before it never read them, so their histories replay unchanged.
     if (patched(PATCHES.adoptedBrandVets)) state.vetsToAdopt = true;

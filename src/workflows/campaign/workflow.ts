@@ -140,6 +140,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
               // How long its share or DCA decision has waited is unknown: polls start in the schedule's
               // tail (the webhook comes first), so an import does not start minute-by-minute polls.
               state.loop.pollAttempt = firstTailAttempt(polls.pending) ?? 0;
+              state.loop.spreadNextPoll = true;
             })
           : registry.at(
               wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),

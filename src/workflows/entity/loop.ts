@@ -35,6 +35,13 @@ export interface LoopState {
   pollAttempt: number;
   /** Runs of this workflow id: 1 + continue-as-new count. */
   runs: number;
+  /**
+   * Set when the workflow adopts a registry entity (`tcr import`): its next poll is drawn from a whole
+   * period (POLL_JITTER.adopted), so an import's adoptees do not all come due together a period
+   * later (the 7-day safety polls of a time-skipped import came in waves of 3.6 % of the read
+   * budget on their days). Cleared once the loop has waited.
+   */
+  spreadNextPoll?: boolean;
 }
 
 export function initialLoopState(): LoopState {
@@ -82,11 +89,18 @@ export function phasePollDelay<P extends string, K extends string>(
     case 'pending': {
       const { pending } = spec.polls;
       const attempt = spec.state.loop.pollAttempt;
-      const share = inTail(pending, attempt) ? POLL_JITTER.steady : POLL_JITTER.pending;
+      const share = spec.state.loop.spreadNextPoll
+        ? POLL_JITTER.adopted
+        : inTail(pending, attempt)
+          ? POLL_JITTER.steady
+          : POLL_JITTER.pending;
       return jittered(backoffDelay(pending, attempt), share);
     }
     case 'steady':
-      return jittered(spec.polls.steadyMs, POLL_JITTER.steady);
+      return jittered(
+        spec.polls.steadyMs,
+        spec.state.loop.spreadNextPoll ? POLL_JITTER.adopted : POLL_JITTER.steady,
+      );
     default:
       return undefined;
   }
@@ -150,6 +164,7 @@ export async function runEntityLoop<P extends string, K extends string>(
     });
     // Awake: the status query no longer shows what the loop waited for until it waits again.
     setWaitingFor(spec.view, undefined);
+    delete spec.state.loop.spreadNextPoll;
     if (cause === 'poll' && !spec.guarded.faulted) spec.state.loop.pollAttempt++;
     if (cause === 'timer') await spec.onDeadline?.();
   }

@@ -39,8 +39,13 @@ export const DEFAULT_PENDING_POLL: BackoffSchedule = {
  */
 export const DEFAULT_STEADY_POLL_MS = 7 * DAY_MS;
 
-/** How far a poll may move at random, as a share of its delay: steady polls and pending tails ± 20 %, pending ± 10 %. */
-export const POLL_JITTER = { steady: 0.2, pending: 0.1 } as const;
+/**
+ * How far a poll may move at random, as a share of its delay: steady polls and pending tails ± 20 %,
+ * pending ± 10 %, and an adopted entity's first poll ± 50 % (`LoopState.spreadNextPoll`): a whole
+ * period wide, so the thousands an import adopts within an hour come due evenly over the days after
+ * it, not in waves.
+ */
+export const POLL_JITTER = { steady: 0.2, pending: 0.1, adopted: 0.5 } as const;
 
 /**
  * `delayMs` moved by up to ± `share` of itself, at random (workflow code: `Math.random` is the
