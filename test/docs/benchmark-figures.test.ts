@@ -54,6 +54,13 @@ function bulkSpanRow(r: ReturnType<typeof results>): string {
   return `| ${r.machine.loadavgAtStart[0]} | ${p.firstWriteSeconds} s / **${p.lastWriteAnsweredSeconds} s** (${p.ratioToSlidingWindowLimit.toFixed(2)} ×) / ${r.product.totalSeconds.toFixed(1)} s (${(r.product.totalSeconds / 50).toFixed(2)} ×) | ${n.lastWriteAnsweredSeconds} s (${n.ratioToSlidingWindowLimit.toFixed(2)} ×) | ${r.product.wholeRun.rateLimited} of ${r.product.wholeRun.calls}; ${r.naive.wholeRun.rateLimited} |`;
 }
 
+/** The end of a row of section 7's table of the days after an import (time skipped). */
+function daysAfterRow(r: ReturnType<typeof results>): string {
+  const busiest = (r.days as { day: number; reads: number }[]).reduce((a, b) => (b.reads > a.reads ? b : a));
+  const week = r.at100k.secondWeek;
+  return `| ${r.perRegistrationAndDay.allDays.reads} / ${r.perRegistrationAndDay.secondWeek.reads} | ${thousands(week.pollReadsPerHour)} + ${week.sweepReadsPerHour} an hour, **${(week.readShareOfBudget * 100).toFixed(2)} %** | **${week.workflowTasksPerSecond}** | ${thousands(busiest.reads)} (day ${busiest.day}) |`;
+}
+
 /**
  * The end of a row of section 1's table of bulk runs with the first window's 20th write (load at
  * start on).
@@ -340,6 +347,17 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/estate/results-steady.2026-11-27T194249Z.json': (r) => [
     ...estateSteadyRows(r),
     `(${r.steady.workerRssMb} − ${r.workerRssAtStartMb}) / ${thousands(r.cache)} = ${((r.steady.workerRssMb - r.workerRssAtStartMb) / r.cache).toFixed(2)} MB`,
+  ],
+  'bench/estate/results-days.2026-11-27T220939Z.json': (r) => [
+    daysAfterRow(r),
+    `(${r.days
+      .slice(5, 9)
+      .map((d: { reads: number }) => thousands(d.reads))
+      .join(', ')} reads)`,
+  ],
+  'bench/estate/results-days.2026-11-27T221939Z.json': (r) => [
+    daysAfterRow(r),
+    `(${r.import.reads.toLocaleString('en-US')} reads: each campaign's share`,
   ],
   'bench/estate/results-steady.2026-11-27T150845Z.json': (r) => [
     ...estateSteadyRows(r),
