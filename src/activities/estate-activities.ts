@@ -227,9 +227,10 @@ export function createEstateActivities(
   const temporal = () => {
     const client = options.temporalClient ?? Context.current().client;
     const signal = attemptCallOptions().signal;
-    // The lanes' calls share the attempt's signal, each listening to it while in flight: more than
-    // Node's default of 10 listeners, past which it warns of a leak that is not one.
-    if (signal) setMaxListeners(4 * CONCURRENCY, signal);
+    // Every Temporal call of the attempt (a start per record of a page, its owner lookups) adds a
+    // listener to the attempt's signal, which keeps it until the attempt ends and is dropped with it:
+    // hundreds for a page of 500, past Node's default of 10 at which it warns of a leak that is not one.
+    if (signal) setMaxListeners(0, signal);
     return { client, run: <T>(fn: () => Promise<T>) => (signal ? client.withAbortSignal(signal, fn) : fn()) };
   };
   const taskQueue = options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE;
