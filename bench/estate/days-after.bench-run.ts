@@ -40,19 +40,20 @@ import { BRAND_WORKFLOW_TYPE } from '../../src/contracts/brand.js';
 import { BrandIdKey, CampaignIdKey } from '../../src/contracts/search-attributes.js';
 import { importStatus, startImport } from '../../src/orders/estate-client.js';
 import { SimulatorControl } from '../../src/simulator/control-client.js';
-import { DEFAULT_ACCOUNT, startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../src/simulator/index.js';
 import { freePort } from '../../src/stack/ports.js';
 import { createWorkers, registryResolver } from '../../src/workers/create-workers.js';
 import { workflowsPath } from '../../test/fixtures/workflow-harness.js';
 import { timeSkippingEnv, workflowBundle } from '../../test/support/temporal-env.js';
-import { isWrite, type ProxiedCall, startCountingProxy } from '../support/counting-proxy.js';
+import { ACCOUNT, benchAccount } from '../support/bench-stack.js';
+import { isListRead, isWrite, type ProxiedCall, startCountingProxy } from '../support/counting-proxy.js';
+import { counterSum as counter } from '../support/prometheus.js';
 import { writeResults } from '../support/results.js';
 import { round, until } from '../support/stats.js';
 
 const BRANDS = Number(process.env.DAYS_BRANDS ?? 400);
 const CAMPAIGNS = Number(process.env.DAYS_CAMPAIGNS ?? 1_600);
 const DAYS = Number(process.env.DAYS_AFTER ?? 14);
-const ACCOUNT = 'local';
 const READS_PER_SECOND = 20;
 const DAY_MS = 86_400_000;
 /** The registrations the issue's targets are set for. */
@@ -102,19 +103,8 @@ function visibilityStandIn(client: Client): Client {
   });
 }
 
-const isListRead = (c: ProxiedCall) =>
-  c.method === 'GET' && (c.path === '/v2/brand' || c.path === '/v2/campaign') && c.query.includes('page=');
 const endpointOf = (c: ProxiedCall) =>
   `${c.method} ${c.path.replace(/\/[BC][0-9A-Z]+/g, '/:id')} ${c.status}`;
-
-/** Sums the Prometheus counters of `name` (every label set) at `url`. */
-async function counter(url: string, name: string): Promise<number> {
-  const text = await (await fetch(url)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(name) && !l.startsWith('#'))
-    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-}
 
 it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns, ${DAYS} days after its import (time skipped)`, async () => {
   const loadAverageAtStart = loadavg()[0];
@@ -127,16 +117,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns, ${DAYS} days after it
   const sim = await startSimulator({ timeScale: 1 });
   const control = new SimulatorControl(sim.url);
   const proxy = await startCountingProxy(sim.url);
-  const accounts = [
-    {
-      name: ACCOUNT,
-      environment: 'local' as const,
-      baseUrl: proxy.url,
-      apiKey: DEFAULT_ACCOUNT.apiKey,
-      apiSecret: DEFAULT_ACCOUNT.apiSecret,
-      cspId: DEFAULT_ACCOUNT.cspId,
-    },
-  ];
+  const accounts = [benchAccount(proxy.url)];
   const resolve = registryResolver(accounts);
   const workers = await createWorkers(
     { temporal: { address: 'unused (connection given)', namespace: 'default' }, accounts },

@@ -34,7 +34,8 @@ import { freePort } from '../../src/stack/ports.js';
 import { describeSweep, ensureSweepSchedule, sweepNow } from '../../src/workers/sweep-schedule.js';
 import { allocatorInUse } from '../support/allocator.js';
 import { ACCOUNT, startBenchStack } from '../support/bench-stack.js';
-import { isWrite, type ProxiedCall } from '../support/counting-proxy.js';
+import { isListRead, isWrite } from '../support/counting-proxy.js';
+import { counterSum as counter } from '../support/prometheus.js';
 import { writeResults } from '../support/results.js';
 import { percentile, round, sleep, until } from '../support/stats.js';
 
@@ -55,18 +56,6 @@ function rssOf(pid: number | undefined): number | undefined {
     .find((l) => l.startsWith('VmRSS:'));
   return line ? Number(line.replace(/\D+/g, '')) * 1024 : undefined;
 }
-const isListRead = (c: ProxiedCall) =>
-  c.method === 'GET' && (c.path === '/v2/brand' || c.path === '/v2/campaign') && c.query.includes('page=');
-
-/** Sums the Prometheus counters of `name` (every label set) at `url`. */
-async function counter(url: string, name: string): Promise<number> {
-  const text = await (await fetch(url)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(name) && !l.startsWith('#'))
-    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-}
-
 it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady state, wakes`, async () => {
   // Read before anything starts (the runs before 2026-11-27T15:08 recorded it when they wrote their results).
   const loadAverageAtStart = loadavg()[0];

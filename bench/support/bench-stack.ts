@@ -104,6 +104,18 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/** The benchmarks' account (`local`, the simulator's default credentials), its registry at `baseUrl`. */
+export function benchAccount(baseUrl: string) {
+  return {
+    name: ACCOUNT,
+    environment: 'local' as const,
+    baseUrl,
+    apiKey: DEFAULT_ACCOUNT.apiKey,
+    apiSecret: DEFAULT_ACCOUNT.apiSecret,
+    cspId: DEFAULT_ACCOUNT.cspId,
+  };
+}
+
 export async function startBenchStack(options: BenchStackOptions = {}): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tcr-bench-'));
   const cleanups: (() => Promise<void>)[] = [async () => rmSync(dataDir, { recursive: true, force: true })];
@@ -152,12 +164,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
     const proxy = await startCountingProxy(sim.url);
     cleanups.push(() => proxy.close());
     const account = {
-      name: ACCOUNT,
-      environment: 'local' as const,
-      baseUrl: proxy.url,
-      apiKey: DEFAULT_ACCOUNT.apiKey,
-      apiSecret: DEFAULT_ACCOUNT.apiSecret,
-      cspId: DEFAULT_ACCOUNT.cspId,
+      ...benchAccount(proxy.url),
       ...(options.workerRateLimits ? { rateLimits: options.workerRateLimits } : {}),
     };
 

@@ -38,6 +38,15 @@ export function isWrite(call: Pick<ProxiedCall, 'method'>): boolean {
   return call.method !== 'GET' && call.method !== 'HEAD';
 }
 
+/** A page of the registry's brand or campaign list (the sweep's and the import's reads). */
+export function isListRead(call: Pick<ProxiedCall, 'method' | 'path' | 'query'>): boolean {
+  return (
+    call.method === 'GET' &&
+    (call.path === '/v2/brand' || call.path === '/v2/campaign') &&
+    call.query.includes('page=')
+  );
+}
+
 export async function startCountingProxy(targetUrl: string): Promise<CountingProxy> {
   const target = new URL(targetUrl);
   const calls: ProxiedCall[] = [];
