@@ -202,6 +202,8 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.2026-11-27T191047Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T191328Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T191536Z.json': (r) => [bulkWindowRow(r)],
+  'bench/throughput/results.2026-11-27T233028Z.json': (r) => [bulkWindowRow(r)],
+  'bench/throughput/results.2026-11-27T233231Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T202636Z.json': (r) => [
     bulkWindowRow(r),
     `(the landed code: ${r.product.writeSpan.firstWindowLastWriteSeconds} s, ${r.product.writeSpan.lastWriteAnsweredSeconds} s)`,
@@ -348,6 +350,11 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     ...estateSteadyRows(r),
     `(${r.steady.workerRssMb} − ${r.workerRssAtStartMb}) / ${thousands(r.cache)} = ${((r.steady.workerRssMb - r.workerRssAtStartMb) / r.cache).toFixed(2)} MB`,
   ],
+  'bench/estate/results-steady.2026-11-27T232707Z.json': (r) => [
+    ...estateSteadyRows(r),
+    `(${r.steady.workerRssMb} − ${r.workerRssAtStartMb}) / ${thousands(r.cache)} = ${((r.steady.workerRssMb - r.workerRssAtStartMb) / r.cache).toFixed(2)} MB`,
+    `${r.steady.byEndpoint[0][1]} vet reads`,
+  ],
   'bench/estate/results-days.2026-11-27T220939Z.json': (r) => [
     daysAfterRow(r),
     `(${r.days
@@ -395,8 +402,15 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
   'bench/bad-input/results.json': ({ orders: o, cli, webhooks: w }) => [
     `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; every rejection names its field; ${o.started.length} orders start a workflow by design`,
   ],
-  'bench/throughput/results.2026-11-27T202636Z.json': (r) => [
+  'bench/throughput/results.2026-11-27T233028Z.json': (r) => [
     `the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
+  ],
+  'bench/estate/results-steady.2026-11-27T232707Z.json': (r) => [
+    `at 100,000 **${Math.round(r.steady.workerRssMb)} MB** in the window`,
+    `that window at ${pct(r.steady.readShareOfBudget)} of the read budget and ${r.steady.workflowTasksPerSecond.toFixed(1)} workflow tasks a second, wakes p99 ${r.wakes.p99Ms} ms`,
+  ],
+  'bench/estate/results-days.2026-11-27T221939Z.json': (r) => [
+    `**${(r.at100k.secondWeek.readShareOfBudget * 100).toFixed(2)} % of the read budget, ${r.at100k.secondWeek.workflowTasksPerSecond.toFixed(2)} workflow tasks a second**`,
   ],
   'bench/throughput/results-backlog.2026-11-27T210430Z.json': (r) => [
     `a webhook's read reaches the registry in p99 **${s1(r.webhookToRegistryRead.p99Ms)} s**`,
