@@ -27,9 +27,9 @@ import {
 import type { BrandResult } from '../../contracts/brand.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
-import { runEntityLoop } from '../entity/loop.js';
+import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
-import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, firstTailAttempt } from '../entity/wait.js';
+import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS } from '../entity/wait.js';
 import { PATCHES } from '../patches.js';
 import { brandContext } from './context.js';
 import { setBrandHandlers } from './handlers.js';
@@ -69,10 +69,7 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   if (adopting) {
     audit('start', 'adopted', `${input.adopt!.brandId} (${input.adopt!.identityStatus}), nothing written`);
     applySnapshot(input.adopt!, 'start');
-    // How long it has waited is unknown: a pending brand polls from its schedule's tail (webhooks and the
-    // sweep see its changes first), so an import does not start thousands of minute-by-minute polls.
-    state.loop.pollAttempt = firstTailAttempt(pendingPoll) ?? 0;
-    state.loop.spreadNextPoll = true;
+    startAdoptedPolls(state.loop, pendingPoll);
     // Its vets at the registry are read by the first reconciliation, at the bulk priority.
     // Behind its patch: brands adopted before it never read them, so their histories replay unchanged.
     if (patched(PATCHES.adoptedBrandVets)) state.vetsToAdopt = true;

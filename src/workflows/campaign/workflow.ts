@@ -30,9 +30,9 @@ import {
 import type { CampaignResult } from '../../contracts/campaign.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
-import { runEntityLoop } from '../entity/loop.js';
+import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
-import { type BackoffSchedule, firstTailAttempt } from '../entity/wait.js';
+import type { BackoffSchedule } from '../entity/wait.js';
 import { campaignApply } from './apply.js';
 import { campaignContext } from './context.js';
 import { setCampaignHandlers } from './handlers.js';
@@ -137,10 +137,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
         adopting && cause === 'start'
           ? registry.at('bulk', async () => {
               await steps.reconcileAdopted();
-              // How long its share or DCA decision has waited is unknown: polls start in the schedule's
-              // tail (the webhook comes first), so an import does not start minute-by-minute polls.
-              state.loop.pollAttempt = firstTailAttempt(polls.pending) ?? 0;
-              state.loop.spreadNextPoll = true;
+              startAdoptedPolls(state.loop, polls.pending);
             })
           : registry.at(
               wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),

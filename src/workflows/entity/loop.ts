@@ -21,6 +21,7 @@ import type { GuardedRegistry } from './registry-call.js';
 import {
   type BackoffSchedule,
   backoffDelay,
+  firstTailAttempt,
   inTail,
   jittered,
   POLL_JITTER,
@@ -85,25 +86,34 @@ function setWaitingFor(view: { waitingFor?: WaitingFor }, waitingFor: WaitingFor
 export function phasePollDelay<P extends string, K extends string>(
   spec: EntityLoopSpec<P, K>,
 ): number | undefined {
+  const { pending, steadyMs } = spec.polls;
+  const { pollAttempt, spreadNextPoll } = spec.state.loop;
+  let delay: number;
+  let share: number;
   switch (spec.table[spec.phase()].poll) {
-    case 'pending': {
-      const { pending } = spec.polls;
-      const attempt = spec.state.loop.pollAttempt;
-      const share = spec.state.loop.spreadNextPoll
-        ? POLL_JITTER.adopted
-        : inTail(pending, attempt)
-          ? POLL_JITTER.steady
-          : POLL_JITTER.pending;
-      return jittered(backoffDelay(pending, attempt), share);
-    }
+    case 'pending':
+      delay = backoffDelay(pending, pollAttempt);
+      share = inTail(pending, pollAttempt) ? POLL_JITTER.steady : POLL_JITTER.pending;
+      break;
     case 'steady':
-      return jittered(
-        spec.polls.steadyMs,
-        spec.state.loop.spreadNextPoll ? POLL_JITTER.adopted : POLL_JITTER.steady,
-      );
+      delay = steadyMs;
+      share = POLL_JITTER.steady;
+      break;
     default:
       return undefined;
   }
+  return jittered(delay, spreadNextPoll ? POLL_JITTER.adopted : share);
+}
+
+/**
+ * The polls of a workflow that adopts a registry entity (`tcr import`). How long it has waited is
+ * unknown: a pending one polls from its schedule's tail (webhooks and the sweep see its changes
+ * first), so an import starts no minute-by-minute polls; and its next poll, pending or steady, is
+ * drawn from a whole period (`spreadNextPoll`).
+ */
+export function startAdoptedPolls(loop: LoopState, pending: BackoffSchedule): void {
+  loop.pollAttempt = firstTailAttempt(pending) ?? 0;
+  loop.spreadNextPoll = true;
 }
 
 export async function runEntityLoop<P extends string, K extends string>(
