@@ -7,6 +7,7 @@ import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { BrandStatus, BrandWorkflowInput } from '../../contracts/brand.js';
 import type { BrandRegistration } from '../../registry/schemas.js';
 import { emptyAuditTrail } from '../entity/audit.js';
+import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
@@ -35,8 +36,8 @@ export interface BrandState {
    * and follows each (src/workflows/brand/steps.ts, `adoptVets`). Cleared once read.
    */
   vetsToAdopt?: boolean;
-  /** Delivery ids of webhook events already handled (bounded). */
-  deliveries: string[];
+  /** Delivery ids of webhook events already handled, with when (bounded in count and time). */
+  deliveries: CarriedDelivery[];
   /** An appeal was filed and no identity decision has been seen since. */
   appealPending: boolean;
   /** Campaign workflows waiting to hear that the brand is ready (bounded). */

@@ -7,6 +7,7 @@
 import type { CampaignContent, CampaignStatus, CampaignWorkflowInput } from '../../contracts/campaign.js';
 import type { CampaignSnapshot, MnoMetadataRecord } from '../../contracts/campaign-activity-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';
+import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
@@ -48,8 +49,8 @@ export interface CampaignState {
   dcaEventSeen: boolean;
   /** A CAMPAIGN_EXPIRED event said the political vet expired (a hint; the read decides). */
   politicalExpiryEventSeen: boolean;
-  /** Delivery ids of webhook events already handled (bounded). */
-  deliveries: string[];
+  /** Delivery ids of webhook events already handled, with when (bounded in count and time). */
+  deliveries: CarriedDelivery[];
   queue: OperationQueueState;
   faults: FaultState;
   loop: LoopState;

@@ -14,7 +14,7 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
 import type { WaitingFor } from '../../contracts/brand.js';
 import type { EntityBookkeeping } from './bookkeeping.js';
-import type { DeliveryDedupe } from './delivery-dedupe.js';
+import type { CarriedDelivery, DeliveryDedupe } from './delivery-dedupe.js';
 import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';
 import type { PhaseTable } from './phases.js';
 import type { GuardedRegistry } from './registry-call.js';
@@ -58,7 +58,7 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   wakeup: Wakeup;
   guarded: GuardedRegistry;
   /** The parts of the workflow's state the loop keeps: its bookkeeping, and the delivery ids it carries. */
-  state: { loop: LoopState; deliveries: string[] };
+  state: { loop: LoopState; deliveries: CarriedDelivery[] };
   /** Webhook deliveries already seen: written into `state.deliveries` just before continue-as-new. */
   dedupe: DeliveryDedupe;
   /** What the status query shows: the loop sets and clears its `waitingFor`. */

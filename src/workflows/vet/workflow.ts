@@ -28,7 +28,7 @@ import { registryEventSignal } from '../../contracts/signals.js';
 import { stopVetSignal, type VetProgress, vetProgressSignal } from '../../contracts/vet.js';
 import { type AuditTrail, emptyAuditTrail } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
-import { DeliveryDedupe } from '../entity/delivery-dedupe.js';
+import { type CarriedDelivery, DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState, runEntityLoop } from '../entity/loop.js';
 import { emptyOperationQueue, OperationQueue, type OperationQueueState } from '../entity/operations.js';
 import type { PhaseTable } from '../entity/phases.js';
@@ -77,7 +77,7 @@ export interface VetWorkflowState {
   /** An order was sent at least once: a retry adopts the vet in progress instead of ordering again. */
   orderSent: boolean;
   stopReason?: string;
-  deliveries: string[];
+  deliveries: CarriedDelivery[];
   queue: OperationQueueState;
   faults: FaultState;
   loop: LoopState;
