@@ -59,6 +59,13 @@ export function loggableUrl(value: string): string {
 /** Hands one verified delivery to its workflow, finishing by `deadline` (epoch ms). */
 export type HandOff = (delivery: RegistryEventDelivery, deadline: number) => Promise<RouteOutcome>;
 
+/**
+ * How long the edge answers an exact duplicate itself: ten minutes covers the registry's first four
+ * retries after a lost answer (61, 137, 278 and 594 s) and concurrent duplicates. Later ones reach the
+ * owner workflow, whose dedupe (26 h, forgetting what an operator acknowledged) decides.
+ */
+export const RECENT_DELIVERY_MS = 10 * 60_000;
+
 export interface IngressAppOptions {
   config: IngressConfig;
   /** The Temporal client: /readyz asks it, and the default hand-off routes with it. */
@@ -67,6 +74,14 @@ export interface IngressAppOptions {
   metrics: IngressMetrics;
   /** How many delivery ids are remembered for duplicate detection (default 10,000). */
   recentDeliveries?: number;
+  /**
+   * How long a delivery id is remembered (default RECENT_DELIVERY_MS). Kept short: an id is a hash of
+   * the body, and a later identical body can be a new event (a second nudge), which only the owner
+   * workflow can tell from a retry.
+   */
+  recentDeliveryMs?: number;
+  /** The clock of the duplicate cache (tests). */
+  now?: () => number;
   /** The hand-off; default: an EventRouter over `client`, under the deadline. Tests inject a fake. */
   handOff?: HandOff;
 }
@@ -96,7 +111,11 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
       });
       return (delivery, deadline) => client.withDeadline(deadline, () => router.route(delivery));
     })();
-  const recent = new RecentSet<string>(options.recentDeliveries ?? 10_000);
+  const recent = new RecentSet<string>(
+    options.recentDeliveries ?? 10_000,
+    options.recentDeliveryMs ?? RECENT_DELIVERY_MS,
+    options.now,
+  );
   const inFlight = new Map<string, Promise<RouteOutcome>>();
 
   let closing = false;

@@ -34,19 +34,31 @@ export class LruMap<K, V> {
   }
 }
 
+/**
+ * Items seen recently: at most `capacity` of them, each for at most `ttlMs` after it was added (an
+ * item older than that is no longer `has`).
+ */
 export class RecentSet<T> {
-  private readonly map: LruMap<T, true>;
+  private readonly map: LruMap<T, number>;
 
-  constructor(capacity: number) {
+  constructor(
+    capacity: number,
+    private readonly ttlMs: number = Number.POSITIVE_INFINITY,
+    private readonly now: () => number = Date.now,
+  ) {
     this.map = new LruMap(capacity);
   }
 
   has(item: T): boolean {
-    return this.map.get(item) !== undefined;
+    const addedAt = this.map.get(item);
+    if (addedAt === undefined) return false;
+    if (this.now() - addedAt < this.ttlMs) return true;
+    this.map.delete(item);
+    return false;
   }
 
   add(item: T): void {
-    this.map.set(item, true);
+    this.map.set(item, this.now());
   }
 
   get size(): number {

@@ -7,7 +7,7 @@ import { Client } from '@temporalio/client';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { RegistryEventDelivery } from '../../src/contracts/signals.js';
-import { buildIngressApp, type HandOff } from '../../src/ingress/app.js';
+import { buildIngressApp, type HandOff, RECENT_DELIVERY_MS } from '../../src/ingress/app.js';
 import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config.js';
 import { IngressMetrics } from '../../src/ingress/metrics.js';
 import { signEvent } from '../../src/ingress/signature.js';
@@ -27,7 +27,7 @@ function config(overrides: Partial<IngressConfig> = {}): IngressConfig {
 }
 
 /** An ingress app whose hand-off is `handOff`; its client is lazy and never connects. */
-function ingress(handOff: HandOff, overrides: Partial<IngressConfig> = {}) {
+function ingress(handOff: HandOff, overrides: Partial<IngressConfig> = {}, now?: () => number) {
   const metrics = new IngressMetrics();
   const cfg = config(overrides);
   const built = buildIngressApp({
@@ -36,6 +36,7 @@ function ingress(handOff: HandOff, overrides: Partial<IngressConfig> = {}) {
     logger: pino({ level: 'silent' }),
     metrics,
     handOff,
+    ...(now ? { now } : {}),
   });
   const post = async (event: Record<string, unknown>) => {
     const response = await built.app.inject({
@@ -78,6 +79,34 @@ describe('the ingress app, injected', () => {
     });
     expect(handed).toHaveLength(1);
     expect(metrics.snapshot().duplicates).toBe(1);
+    await app.close();
+  });
+
+  it('answers an exact duplicate itself only for a short while: a later identical body reaches the owner workflow, which decides', async () => {
+    let clock = Date.UTC(2026, 10, 1);
+    const handed: RegistryEventDelivery[] = [];
+    const { app, post } = ingress(
+      async (delivery) => {
+        handed.push(delivery);
+        return { action: 'signalled', kind: 'campaign', via: 'reference', workflowId: 'campaign/c-1' };
+      },
+      {},
+      () => clock,
+    );
+    const nudge = {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId: 'C1',
+      campaignReferenceId: 'c-1',
+      nudgeIntent: 'FIX',
+    };
+    expect((await post(nudge)).json.outcome).toBe('signalled');
+    clock += 594_000; // the registry's fourth retry after a lost answer
+    expect((await post(nudge)).json.outcome).toBe('duplicate');
+    clock += RECENT_DELIVERY_MS;
+    // The same body later: perhaps a second nudge. Handed on; the workflow's own dedupe decides.
+    expect((await post(nudge)).json.outcome).toBe('signalled');
+    expect(handed).toHaveLength(2);
+    expect(handed[0]?.deliveryId).toBe(handed[1]?.deliveryId);
     await app.close();
   });
 
