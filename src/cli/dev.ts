@@ -26,6 +26,10 @@ Options:
   --metrics-port N      worker Prometheus metrics port      (default: 9464, env TCR_WORKER_METRICS_PORT)
   --codec-port N        codec server port                   (default: 8234, env TCR_CODEC_PORT)
   --time-scale X        simulated seconds per real second   (default: ${DEFAULT_TIME_SCALE}, env TCR_TIME_SCALE)
+  --max-records-per-page N  the simulator's page cap: a list page holds at most N records
+                        whatever recordsPerPage asks    (default: none, env TCR_MAX_RECORDS_PER_PAGE)
+  --strict              the simulator answers only what the registry's spec documents
+                                                            (env TCR_STRICT=1)
   --namespace NAME      Temporal namespace                  (default: default, env TEMPORAL_NAMESPACE)
   --no-examples         do not submit the example orders    (env TCR_NO_EXAMPLES=1)
   --quiet               print the URLs only, no progress    (env TCR_QUIET=1)
@@ -69,7 +73,12 @@ export async function runDev(argv: string[]): Promise<number> {
   const say = (line: string) => {
     if (!quiet) console.log(line);
   };
-  say(`starting the local stack (data in ${options.dataDir}, simulator at ${timeScale}x real time) ...`);
+  const simulatorMode = [
+    `${timeScale}x real time`,
+    ...(options.strict ? ['strict'] : []),
+    ...(options.maxRecordsPerPage !== undefined ? [`pages of at most ${options.maxRecordsPerPage}`] : []),
+  ].join(', ');
+  say(`starting the local stack (data in ${options.dataDir}, simulator at ${simulatorMode}) ...`);
   const stack = await startLocalStack({
     dataDir: options.dataDir,
     temporalPort: options.temporalPort,
@@ -79,6 +88,8 @@ export async function runDev(argv: string[]): Promise<number> {
     codecPort: options.codecPort,
     namespace: options.namespace,
     timeScale,
+    ...(options.maxRecordsPerPage !== undefined ? { maxRecordsPerPage: options.maxRecordsPerPage } : {}),
+    strict: options.strict,
     examples: options.examples,
     progress: !quiet,
     onProgress: (change) => console.log(formatChange(change)),

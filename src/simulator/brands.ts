@@ -358,6 +358,7 @@ export function listBrands(ctx: SimContext, cspId: string, query: URLSearchParam
     ctx.store.brandList(cspId),
     query,
     active.length === 0 ? undefined : (b) => active.every((keep) => keep(b)),
+    ctx.api.maxRecordsPerPage,
   );
 }
 

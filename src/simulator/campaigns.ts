@@ -253,6 +253,7 @@ export function listCampaigns(ctx: SimContext, cspId: string, query: URLSearchPa
     ctx.store.campaignList(cspId, query.get('brandId') || undefined),
     query,
     active.length === 0 ? undefined : (c) => active.every((keep) => keep(c)),
+    ctx.api.maxRecordsPerPage,
   );
 }
 

@@ -17,6 +17,10 @@ Options:
   --no-rate-limits            turn rate limiting off
   --gets-per-second <n>       GET limit per account (default 20)
   --writes-per-10s <n>        PUT/POST/DELETE limit per account per 10 s (default 20)
+  --max-records-per-page <n>  the most records a list page holds, whatever recordsPerPage asks
+                              (default: no cap; the page size is then min(asked, n), at most 500 without it)
+  --strict                    answer only what the registry's spec documents: no extra fields,
+                              undocumented filters ignored (docs/simulator.md)
   --control-token-file <path> the control API then requires Authorization: Bearer <the file's token>
                               (file mode 0600, at least 32 bytes; env TCR_SIMULATOR_CONTROL_TOKEN_FILE).
                               Without a token the control API answers loopback Host names only.
@@ -59,6 +63,8 @@ export function parseSimulatorArgs(
       'gets-per-second': { type: 'string' },
       'writes-per-10s': { type: 'string' },
       'control-token-file': { type: 'string' },
+      'max-records-per-page': { type: 'string' },
+      strict: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -86,7 +92,12 @@ export function parseSimulatorArgs(
   const tokenVariable = values['control-token-file']
     ? '--control-token-file'
     : 'TCR_SIMULATOR_CONTROL_TOKEN_FILE';
+  const cap = values['max-records-per-page'];
+  if (cap !== undefined && !/^[1-9]\d*$/.test(cap))
+    throw new Error(`--max-records-per-page must be a positive integer, got '${cap}'`);
   return {
+    ...(cap !== undefined ? { maxRecordsPerPage: Number(cap) } : {}),
+    ...(values.strict ? { strict: true } : {}),
     ...(tokenFile ? { controlToken: readControlTokenFile(tokenFile, tokenVariable) } : {}),
     host: values.host ?? '127.0.0.1',
     port: number('port', values.port, 8480),
@@ -119,8 +130,12 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
   if (warning) console.error(warning);
   const started = performance.now();
   const sim = await startSimulator(options);
+  const mode = [
+    ...(options.strict ? ['strict'] : []),
+    ...(options.maxRecordsPerPage ? [`pages of at most ${options.maxRecordsPerPage}`] : []),
+  ];
   console.log(
-    `registry simulator listening on ${sim.apiBaseUrl} (control API ${sim.url}/control, accounts ${options.accounts!.map((a) => a.cspId).join(', ')}, started in ${(performance.now() - started).toFixed(0)} ms)`,
+    `registry simulator listening on ${sim.apiBaseUrl}${mode.length > 0 ? ` (${mode.join(', ')})` : ''} (control API ${sim.url}/control, accounts ${options.accounts!.map((a) => a.cspId).join(', ')}, started in ${(performance.now() - started).toFixed(0)} ms)`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

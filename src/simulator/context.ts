@@ -36,6 +36,14 @@ export const DEFAULT_DELAYS: SimulatorDelays = {
   webhookNetworkRetrySeconds: 60,
 };
 
+/** How the /v2 API answers (not the simulator's behaviour): see docs/simulator.md. */
+export interface RegistryApiMode {
+  /** Answer only what the spec documents (src/simulator/strict.ts). */
+  strict: boolean;
+  /** The most records a list page holds, whatever `recordsPerPage` asks (unset: no cap). */
+  maxRecordsPerPage?: number;
+}
+
 export type JobHandler = (ctx: SimContext, data: Record<string, string>) => void;
 
 export interface EventSink {
@@ -45,6 +53,7 @@ export interface EventSink {
 export class SimContext {
   readonly handlers = new Map<string, JobHandler>();
   events: EventSink = { enqueue: () => {} };
+  api: RegistryApiMode = { strict: false };
 
   constructor(
     readonly store: Store,

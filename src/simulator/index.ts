@@ -33,6 +33,13 @@ export interface SimulatorOptions {
   webhookTimeoutMs?: number;
   /** When set, the control API requires `Authorization: Bearer <controlToken>`. */
   controlToken?: string;
+  /**
+   * The most records any list page holds, whatever `recordsPerPage` asks (a positive integer; default:
+   * no cap). `page` then counts pages of min(asked, cap) records; `totalRecords` stays the real count.
+   */
+  maxRecordsPerPage?: number;
+  /** The /v2 API answers only the fields and honours only the filters the spec documents. */
+  strict?: boolean;
 }
 
 export interface RunningSimulator {
@@ -50,6 +57,9 @@ export const DEFAULT_ACCOUNT: SimulatorAccount = {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const accounts = options.accounts ?? [DEFAULT_ACCOUNT];
   if (accounts.length === 0) throw new Error('the simulator needs at least one account');
+  const cap = options.maxRecordsPerPage;
+  if (cap !== undefined && (!Number.isInteger(cap) || cap < 1))
+    throw new Error(`maxRecordsPerPage must be a positive integer, got ${cap}`);
   if (new Set(accounts.map((a) => a.apiKey)).size !== accounts.length)
     throw new Error('simulator accounts need distinct API keys');
   const source = options.now ? () => options.now!().getTime() : () => Date.now();
@@ -68,6 +78,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     { ...DEFAULT_DELAYS, ...options.delays },
     options.webhookTimeoutMs ?? 10_000,
   );
+  ctx.api = {
+    strict: options.strict === true,
+    ...(options.maxRecordsPerPage !== undefined ? { maxRecordsPerPage: options.maxRecordsPerPage } : {}),
+  };
   const webhooks = new WebhookDispatcher(ctx);
   ctx.events = webhooks;
   registerBrandJobs(ctx);

@@ -23,26 +23,36 @@ export function findBrand(ctx: SimContext, cspId: string, brandId: string): Bran
 export const MAX_RECORDS_PER_PAGE = 500;
 export const DEFAULT_RECORDS_PER_PAGE = 10;
 
-const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  recordsPerPage: z.coerce.number().int().min(1).max(MAX_RECORDS_PER_PAGE).default(DEFAULT_RECORDS_PER_PAGE),
-});
+const pageQuery = (max: number) =>
+  z.object({
+    page: z.coerce.number().int().min(1).default(1),
+    recordsPerPage: z.coerce.number().int().min(1).max(max).default(DEFAULT_RECORDS_PER_PAGE),
+  });
+const PageQuery = pageQuery(MAX_RECORDS_PER_PAGE);
+/** Under a cap any positive size may be asked; the cap decides the page. */
+const CappedPageQuery = pageQuery(Number.MAX_SAFE_INTEGER);
 
 /**
  * One page of `records` (already in list order), keeping those that pass `keep`. Without a filter the
  * page is a slice; with one, a single pass counts the matches and copies only the page's.
+ *
+ * `cap` (the simulator's `maxRecordsPerPage`) is the registry's right to answer a page smaller than
+ * asked: the effective page size is min(asked, cap) and `page` counts pages of that size. With a cap,
+ * an asked size above MAX_RECORDS_PER_PAGE is capped; without one it is refused, as before.
  */
 export function paginate<T>(
   records: readonly T[],
   query: URLSearchParams,
   keep?: (record: T) => boolean,
+  cap?: number,
 ): { page: number; totalRecords: number; records: T[] } {
-  const parsed = PageQuery.safeParse({
+  const parsed = (cap === undefined ? PageQuery : CappedPageQuery).safeParse({
     page: query.get('page') ?? undefined,
     recordsPerPage: query.get('recordsPerPage') ?? undefined,
   });
   if (!parsed.success) throw validationError(parsed.error.issues);
-  const { page, recordsPerPage } = parsed.data;
+  const { page } = parsed.data;
+  const recordsPerPage = Math.min(parsed.data.recordsPerPage, cap ?? MAX_RECORDS_PER_PAGE);
   const from = (page - 1) * recordsPerPage;
   const to = page * recordsPerPage;
   if (!keep) return { page, totalRecords: records.length, records: records.slice(from, to) };

@@ -1,7 +1,8 @@
 /**
  * `tcr dev`'s options from its flags and the environment (flags win): TCR_DATA_DIR, TCR_TEMPORAL_PORT,
  * TCR_UI_PORT, TCR_SIMULATOR_PORT, TCR_INGRESS_PORT, TCR_WORKER_METRICS_PORT, TCR_CODEC_PORT,
- * TCR_TIME_SCALE, TEMPORAL_NAMESPACE, TCR_NO_EXAMPLES, TCR_QUIET (docs/local-stack.md's table).
+ * TCR_TIME_SCALE, TCR_MAX_RECORDS_PER_PAGE, TCR_STRICT, TEMPORAL_NAMESPACE, TCR_NO_EXAMPLES, TCR_QUIET
+ * (docs/local-stack.md's table).
  * Pure, so each variable's effect on the options is tested without starting the stack.
  */
 import { join } from 'node:path';
@@ -19,6 +20,10 @@ export interface DevOptions {
   metricsPort: number;
   codecPort: number;
   timeScale: number;
+  /** The simulator's page cap (undefined: none). */
+  maxRecordsPerPage: number | undefined;
+  /** The simulator answers only what the spec documents. */
+  strict: boolean;
   namespace: string;
   examples: boolean;
   quiet: boolean;
@@ -40,6 +45,8 @@ export function parseDevOptions(
       'metrics-port': { type: 'string', default: env.TCR_WORKER_METRICS_PORT ?? '9464' },
       'codec-port': { type: 'string', default: env.TCR_CODEC_PORT ?? '8234' },
       'time-scale': { type: 'string', default: env.TCR_TIME_SCALE ?? String(DEFAULT_TIME_SCALE) },
+      'max-records-per-page': { type: 'string', default: env.TCR_MAX_RECORDS_PER_PAGE ?? '' },
+      strict: { type: 'boolean', default: flag(env.TCR_STRICT) },
       namespace: { type: 'string', default: env.TEMPORAL_NAMESPACE ?? 'default' },
       'no-examples': { type: 'boolean', default: flag(env.TCR_NO_EXAMPLES) },
       quiet: { type: 'boolean', default: flag(env.TCR_QUIET) },
@@ -51,6 +58,9 @@ export function parseDevOptions(
   const timeScale = Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0)
     throw usageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
+  const cap = values['max-records-per-page'];
+  if (cap !== '' && !/^[1-9]\d*$/.test(cap))
+    throw usageError(`--max-records-per-page must be a positive integer, got '${cap}'`);
   return {
     dataDir: values['data-dir'],
     temporalPort: parsePort('--port', values.port),
@@ -60,6 +70,8 @@ export function parseDevOptions(
     metricsPort: parsePort('--metrics-port', values['metrics-port']),
     codecPort: parsePort('--codec-port', values['codec-port']),
     timeScale,
+    maxRecordsPerPage: cap === '' ? undefined : Number(cap),
+    strict: values.strict,
     namespace: values.namespace,
     examples: !values['no-examples'],
     quiet: values.quiet,

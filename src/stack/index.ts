@@ -170,6 +170,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.simulatorPort ?? 8480,
       stateFile: join(dataDir, 'simulator.json'),
       timeScale: options.timeScale ?? DEFAULT_TIME_SCALE,
+      ...(options.maxRecordsPerPage !== undefined ? { maxRecordsPerPage: options.maxRecordsPerPage } : {}),
+      ...(options.strict ? { strict: true } : {}),
       ...(options.simulatorDelays ? { delays: options.simulatorDelays } : {}),
     });
     cleanups.push(() => simulator.close());

@@ -24,6 +24,10 @@ export interface LocalStackOptions {
   namespace?: string;
   /** Simulated seconds per real second in the simulator (default 60: a simulated hour per real minute). */
   timeScale?: number;
+  /** The simulator's page cap: a list page holds at most this many records (default: none). */
+  maxRecordsPerPage?: number;
+  /** The simulator answers only what the registry's spec documents (default false). */
+  strict?: boolean;
   /** Submit the bundled example orders on first start (default true). */
   examples?: boolean;
   /** Folder of the example orders (default examples/ of the project). */

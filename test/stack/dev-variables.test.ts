@@ -28,6 +28,12 @@ const cases: Record<string, { value: string; expect: Partial<DevOptions>; flag: 
   TCR_WORKER_METRICS_PORT: { value: '19464', expect: { metricsPort: 19464 }, flag: ['--metrics-port', '1'] },
   TCR_CODEC_PORT: { value: '18234', expect: { codecPort: 18234 }, flag: ['--codec-port', '1'] },
   TCR_TIME_SCALE: { value: '7200', expect: { timeScale: 7200 }, flag: ['--time-scale', '2'] },
+  TCR_MAX_RECORDS_PER_PAGE: {
+    value: '40',
+    expect: { maxRecordsPerPage: 40 },
+    flag: ['--max-records-per-page', '7'],
+  },
+  TCR_STRICT: { value: '1', expect: { strict: true }, flag: [] },
   TEMPORAL_NAMESPACE: { value: 'tcr-vars', expect: { namespace: 'tcr-vars' }, flag: ['--namespace', 'x'] },
   TCR_NO_EXAMPLES: { value: '1', expect: { examples: false }, flag: [] },
   TCR_QUIET: { value: '1', expect: { quiet: true }, flag: [] },
@@ -53,7 +59,9 @@ describe('tcr dev options from the environment', () => {
 
   it('a switch variable set to 0, false or empty is off', () => {
     for (const value of ['0', 'false', 'FALSE', ''])
-      expect(parseDevOptions([], { TCR_QUIET: value, TCR_NO_EXAMPLES: value })).toEqual(defaults);
+      expect(parseDevOptions([], { TCR_QUIET: value, TCR_NO_EXAMPLES: value, TCR_STRICT: value })).toEqual(
+        defaults,
+      );
   });
 
   it('a bad port or time scale from the environment is a usage error naming the option', () => {
@@ -61,6 +69,8 @@ describe('tcr dev options from the environment', () => {
       [{ TCR_UI_PORT: '70000' }, /--ui-port must be a port number/],
       [{ TCR_CODEC_PORT: 'x' }, /--codec-port must be a port number/],
       [{ TCR_TIME_SCALE: '0' }, /--time-scale must be a positive number/],
+      [{ TCR_MAX_RECORDS_PER_PAGE: '0' }, /--max-records-per-page must be a positive integer/],
+      [{ TCR_MAX_RECORDS_PER_PAGE: '2.5' }, /--max-records-per-page must be a positive integer/],
     ] as const)
       expect(() => parseDevOptions([], env)).toThrow(message);
   });
