@@ -54,11 +54,7 @@ export class RegistryBrandEndpoints extends RegistryReferenceEndpoints {
 
   /** The brand registered with this `referenceId`, if any (see docs: server filter, client-side fallback). */
   async findBrandByReference(referenceId: string, opts: CallOptions = {}): Promise<Brand | undefined> {
-    return this.findByReference(
-      referenceId,
-      (query) => this.listBrands(query, opts),
-      (query) => this.brands(query, opts),
-    );
+    return this.findByReference(referenceId, (query) => this.listBrands(query, opts));
   }
 
   listBrands(query: BrandQuery = {}, opts: CallOptions = {}): Promise<Page<Brand>> {

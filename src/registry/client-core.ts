@@ -16,8 +16,10 @@ import {
   RegistryError,
   RegistryInternalError,
   RegistryRequestInvalidError,
+  RegistryResponseInvalidError,
   RegistryValidationError,
 } from './errors.js';
+import { afterPage, type PagePosition, pageRequest, startPosition } from './paging.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig, rateLimiterFor, rateLimiterKey } from './rate-limiter.js';
 import type { Page } from './schemas.js';
 import { sendByInterceptor } from './send-by.js';
@@ -169,43 +171,73 @@ export class RegistryClientCore {
     throw lastError;
   }
 
+  /**
+   * The record listed with this `referenceId`, if any. The spec documents no `referenceId` filter: the
+   * query asks for it (a registry that honours it answers in one read), and a first page holding any
+   * other record means it was ignored: then every page is matched client-side, the first page read
+   * counting as the walk's first. `fetchPage` may add documented filters that shorten the scan (a
+   * campaign's `brandId`).
+   */
   protected async findByReference<T extends { referenceId?: string | null | undefined }>(
     referenceId: string,
-    listFiltered: (query: { referenceId: string; recordsPerPage: number; page: number }) => Promise<Page<T>>,
-    iterateAll: (query: { recordsPerPage: number }) => AsyncGenerator<T>,
+    fetchPage: (query: { referenceId?: string; recordsPerPage: number; page: number }) => Promise<Page<T>>,
   ): Promise<T | undefined> {
     if (typeof referenceId !== 'string' || referenceId.length === 0)
       throw new RegistryRequestInvalidError('findByReference', [
         { path: 'referenceId', message: 'referenceId is required' },
       ]);
-    const page = await listFiltered({ referenceId, recordsPerPage: this.#pageSize, page: 1 });
-    const filterHonoured = page.records.every((r) => r.referenceId === referenceId);
-    if (filterHonoured) return page.records[0];
-    // The server ignored the filter: match client-side over every page.
-    for await (const record of iterateAll({ recordsPerPage: this.#pageSize })) {
+    const first = await fetchPage({ referenceId, recordsPerPage: this.#pageSize, page: 1 });
+    const match = first.records.find((r) => r.referenceId === referenceId);
+    if (match || first.records.length === 0) return match;
+    // The filter was ignored (page 1 holds other records): match client-side over every page.
+    for await (const record of this.#walk(fetchPage, { referenceId }, startPosition(this.#pageSize), first))
       if (record.referenceId === referenceId) return record;
-    }
     return undefined;
   }
 
-  protected async *paginate<T, Q extends { page?: number; recordsPerPage?: number }>(
+  /**
+   * Every record of a list, page by page from `query.page` (default 1), by ./paging.ts: more is
+   * decided from totalRecords and the records each page held, never from the size asked (the spec
+   * shows no maximum `recordsPerPage`: a registry may cap it). A walk that would not end within its
+   * bound throws RegistryResponseInvalidError rather than answer from part of the list.
+   */
+  protected paginate<T, Q extends { page?: number; recordsPerPage?: number }>(
     fetchPage: (query: Q) => Promise<Page<T>>,
     query: Q,
   ): AsyncGenerator<T> {
-    const recordsPerPage = query.recordsPerPage ?? this.#pageSize;
-    let page = query.page ?? 1;
-    let seen = 0;
+    return this.#walk(
+      fetchPage,
+      query,
+      startPosition(query.recordsPerPage ?? this.#pageSize, query.page ?? 1),
+    );
+  }
+
+  async *#walk<T, Q extends object>(
+    fetchPage: (query: Q & { page: number; recordsPerPage: number }) => Promise<Page<T>>,
+    query: Q,
+    start: PagePosition,
+    firstPage?: Page<T>,
+  ): AsyncGenerator<T> {
+    let position = start;
+    let prefetched = firstPage;
     for (;;) {
-      const result = await fetchPage({ ...query, page, recordsPerPage });
-      for (const record of result.records) yield record;
-      seen += result.records.length;
-      if (
-        result.records.length === 0 ||
-        result.records.length < recordsPerPage ||
-        seen >= result.totalRecords
-      )
-        return;
-      page += 1;
+      const { page, recordsPerPage, skip } = pageRequest(position);
+      const result = prefetched ?? (await fetchPage({ ...query, page, recordsPerPage }));
+      prefetched = undefined;
+      for (const record of result.records.slice(skip)) yield record;
+      const step = afterPage(position, {
+        returned: result.records.length,
+        totalRecords: result.totalRecords,
+      });
+      if (step.done && step.why === 'bound')
+        throw new RegistryResponseInvalidError([
+          {
+            path: 'totalRecords',
+            message: `the list did not end within ${position.pages + 1} pages (totalRecords ${result.totalRecords} at page ${page})`,
+          },
+        ]);
+      if (step.done) return;
+      position = step.next;
     }
   }
 

@@ -111,7 +111,11 @@ export class RegistryClient extends RegistryBrandEndpoints {
         );
     }
     return this.createOnce(
-      () => this.findCampaignByReference(campaign.referenceId, opts),
+      () =>
+        this.findCampaignByReference(campaign.referenceId, {
+          signal: opts.signal,
+          brandId: campaign.brandId,
+        }),
       async () =>
         this.send('POST', '/campaignBuilder', {
           body: campaign,
@@ -132,11 +136,18 @@ export class RegistryClient extends RegistryBrandEndpoints {
     );
   }
 
-  async findCampaignByReference(referenceId: string, opts: CallOptions = {}): Promise<Campaign | undefined> {
-    return this.findByReference(
-      referenceId,
-      (query) => this.listCampaigns(query, opts),
-      (query) => this.campaigns(query, opts),
+  /**
+   * The campaign created with this `referenceId`, if any (server filter, client-side fallback over
+   * every page). With `brandId` (a create knows its brand) the scan asks for that brand's campaigns
+   * only: `brandId` is a filter the spec documents for `GET /campaign`.
+   */
+  async findCampaignByReference(
+    referenceId: string,
+    opts: CallOptions & { brandId?: string } = {},
+  ): Promise<Campaign | undefined> {
+    const { brandId, ...call } = opts;
+    return this.findByReference(referenceId, (query) =>
+      this.listCampaigns(brandId ? { ...query, brandId } : query, call),
     );
   }
 

@@ -480,7 +480,10 @@ describe('every endpoint', () => {
     agent.disableNetConnect();
     const pool = agent.get(ORIGIN);
     pool
-      .intercept({ path: '/v2/campaign?referenceId=camp-1&recordsPerPage=100&page=1', method: 'GET' })
+      .intercept({
+        path: '/v2/campaign?referenceId=camp-1&recordsPerPage=100&page=1&brandId=B1',
+        method: 'GET',
+      })
       .reply(200, { records: [], page: 1, totalRecords: 0 });
     pool.intercept({ path: '/v2/campaignBuilder', method: 'POST' }).reply(200, {
       campaignId: 'C9',

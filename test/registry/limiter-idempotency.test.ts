@@ -169,7 +169,7 @@ describe('create once by referenceId', () => {
     // The first lookup misses (a list lagging behind, or another creator racing us) ...
     registry.cannedReply(
       'GET',
-      '/v2/campaign?referenceId=camp-D&recordsPerPage=100&page=1',
+      '/v2/campaign?referenceId=camp-D&recordsPerPage=100&page=1&brandId=B000001',
       200,
       JSON.stringify({ records: [], page: 1, totalRecords: 0 }),
     );
