@@ -86,6 +86,41 @@ export interface RegistryWriteActivities {
 
 export type RegistryActivities = RegistryReadActivities & RegistryWriteActivities;
 
+/** Whether a connectivity partner is in the registry's lists (`/enum/cnp`, `/enum/dca`). */
+export interface UpstreamPartnerCheck {
+  /** Found in `/enum/cnp` (any shape: as a string value or object key anywhere) or among the DCA ids. */
+  listed: boolean;
+  /** Among the ids of `/enum/dca`. */
+  isDca: boolean;
+  /** When the list that answered was read from the registry (ISO 8601). */
+  checkedAt: string;
+}
+
+/** What a vetting provider's `/enum/extVettingProvider` record says about ordering or importing a vet. */
+export interface VettingProviderOffer {
+  /** The provider is in the list. */
+  known: boolean;
+  /** The class is in its `vettingClasses`; 'unknown' when the record has no usable list (or no class asked). */
+  classOffered: boolean | 'unknown';
+  /** `newVet.supported` (order) or `importVet.supported` (import); 'unknown' when `vettingInstruction` does not say. */
+  supported: boolean | 'unknown';
+  /** A sentence for the operator: why refused, or what is unknown. */
+  reason: string;
+  /** When the list that answered was read from the registry (ISO 8601). */
+  checkedAt: string;
+}
+
+/**
+ * Reads of the registry's reference lists, cached per account in the worker process
+ * (src/activities/reference-lists.ts). Run on `registry-reads/{account}` like the other GETs.
+ */
+export interface ReferenceListActivities {
+  upstreamPartnerKnown(input: AccountInput & { cnpId: string }): Promise<UpstreamPartnerCheck>;
+  vettingProviderOffer(
+    input: AccountInput & { evpId: string; vettingClass?: string | null; kind: 'order' | 'import' },
+  ): Promise<VettingProviderOffer>;
+}
+
 /**
  * ApplicationFailure types the activities throw. Workflows turn the non-retryable ones into an
  * operator action (needs-action with the registry's message) instead of failing.

@@ -2,6 +2,7 @@
  * The registry's reference lists (`/enum/*`): DCAs, MNOs, use cases, verticals, vetting providers and
  * classes, and the other enumerations. Reads only. A layer of `RegistryClient` (./client-core.ts).
  */
+import { z } from 'zod';
 import { type CallOptions, RegistryClientCore } from './client-core.js';
 import {
   type AppealCategory,
@@ -82,5 +83,20 @@ export class RegistryReferenceEndpoints extends RegistryClientCore {
   }
   listVettingClasses(opts: CallOptions = {}): Promise<VettingClassRecord[]> {
     return this.get('/enum/vettingClass', VettingClassRecordSchema.array(), undefined, opts);
+  }
+  /**
+   * Lenient reads for readers that decide on a list (src/activities/reference-lists.ts): the body as
+   * the registry sent it, only checked to be JSON (and an array where the spec says one), so one odd
+   * record or an unparseable `vettingInstruction` does not lose the whole list.
+   */
+  readDcasRaw(opts: CallOptions = {}): Promise<unknown[]> {
+    return this.get('/enum/dca', z.array(z.unknown()), undefined, opts);
+  }
+  /** `/enum/cnp`, whose response shape the spec does not show: any JSON. */
+  readConnectivityPartnersRaw(opts: CallOptions = {}): Promise<unknown> {
+    return this.get('/enum/cnp', z.unknown(), undefined, opts);
+  }
+  readVettingProvidersRaw(opts: CallOptions = {}): Promise<unknown[]> {
+    return this.get('/enum/extVettingProvider', z.array(z.unknown()), undefined, opts);
   }
 }
