@@ -7,6 +7,7 @@ import { mnoMetadataFor, useCaseRestrictions } from './mno-rules.js';
 import { addMonths, findBrand, paginate, parse } from './records.js';
 import { mnoById, USE_CASES, useCase } from './reference-data.js';
 import type { BrandRecord, CampaignInternal, CampaignRecord, VetRecord } from './state.js';
+import type { BuilderCheck } from './strict.js';
 
 /** Months in one campaign term (billed at creation and on each renewal). */
 export const CAMPAIGN_TERM_MONTHS = 3;
@@ -65,25 +66,48 @@ function brandObstacle(ctx: SimContext, brand: BrandRecord): ApiError | undefine
   return undefined;
 }
 
-export function builderBrand(ctx: SimContext, cspId: string, brandId: string) {
+export function builderBrand(ctx: SimContext, cspId: string, brandId: string): BuilderCheck[] {
   const brand = findBrand(ctx, cspId, brandId);
   const obstacle = brandObstacle(ctx, brand);
   const vets = vetsOf(ctx, cspId);
-  return Object.keys(USE_CASES).map((id) => builderEntry(brand, id, vets, obstacle));
+  return Object.keys(USE_CASES).map((id) => builderCheck(brand, id, vets, obstacle));
 }
 
-export function builderUseCase(ctx: SimContext, cspId: string, brandId: string, usecase: string) {
+export function builderUseCase(
+  ctx: SimContext,
+  cspId: string,
+  brandId: string,
+  usecase: string,
+): BuilderCheck {
   const brand = findBrand(ctx, cspId, brandId);
   if (!useCase(usecase)) throw notFound('use case', usecase, 'usecase');
-  return builderEntry(brand, usecase, vetsOf(ctx, cspId), brandObstacle(ctx, brand));
+  return builderCheck(brand, usecase, vetsOf(ctx, cspId), brandObstacle(ctx, brand));
 }
 
-function builderEntry(brand: BrandRecord, usecase: string, vets: VetRecord[], obstacle?: ApiError) {
+/**
+ * Whether the brand can support the use case now: the rich entry (`qualified`, `reasons`, ...) and,
+ * when it cannot, the error creating such a campaign would meet first (brand obstacle, use-case rule,
+ * no MNO). The default answer is the entry; strict mode answers the refusal (src/simulator/strict.ts).
+ */
+function builderCheck(
+  brand: BrandRecord,
+  usecase: string,
+  vets: VetRecord[],
+  obstacle?: ApiError,
+): BuilderCheck {
   const def = useCase(usecase)!;
-  const reasons = [...(obstacle ? [obstacle.message] : []), ...useCaseRestrictions(brand, usecase, vets)];
+  const restrictions = useCaseRestrictions(brand, usecase, vets);
+  const reasons = [...(obstacle ? [obstacle.message] : []), ...restrictions];
   const mnoMetadata = mnoMetadataFor(brand, usecase, vets);
   const anyMno = Object.values(mnoMetadata).some((m) => m.qualify);
-  return {
+  const refusal =
+    obstacle ??
+    (restrictions.length > 0
+      ? badRequest(ErrorCode.USECASE_NOT_ALLOWED, restrictions.join('; '), ['usecase'])
+      : !anyMno
+        ? badRequest(ErrorCode.NO_QUALIFYING_MNO, `no MNO supports ${usecase} for this brand`, ['usecase'])
+        : undefined);
+  const entry = {
     brandId: brand.brandId,
     usecase,
     displayName: def.displayName,
@@ -91,10 +115,11 @@ function builderEntry(brand: BrandRecord, usecase: string, vets: VetRecord[], ob
     minSubUsecases: def.minSubUsecases,
     maxSubUsecases: def.maxSubUsecases,
     monthlyFee: def.monthlyFee,
-    qualified: reasons.length === 0 && anyMno,
+    qualified: refusal === undefined,
     reasons,
     mnoMetadata,
   };
+  return refusal ? { entry, refusal } : { entry };
 }
 
 export function createCampaign(ctx: SimContext, cspId: string, body: unknown) {

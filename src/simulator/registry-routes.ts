@@ -15,6 +15,7 @@ import { type Route, route } from './http.js';
 import { findBrand, parse } from './records.js';
 import * as ref from './reference-data.js';
 import { getSharing, shareCampaign } from './sharing.js';
+import { type RegistryView, registryView } from './strict.js';
 import { importVet, listVets, orderVet } from './vetting.js';
 import { newWebhookSecret } from './webhooks.js';
 
@@ -37,16 +38,18 @@ const SubscriptionSchema = z.object({
   webhookEndpoint: z.url().refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' }),
 });
 
-function referenceRoutes(): R[] {
+function referenceRoutes(view: RegistryView): R[] {
   return [
     route('GET', '/v2/enum/dca', (req) => {
       const sole = boolQuery(req.query, 'soleProprietorEnabled');
       const migration = boolQuery(req.query, 'cnpMigrationSupported');
       return ok(
-        ref.DCAS.filter(
-          (d) =>
-            (sole === undefined || d.soleProprietorEnabled === sole) &&
-            (migration === undefined || d.cnpMigrationSupported === migration),
+        view.dcas(
+          ref.DCAS.filter(
+            (d) =>
+              (sole === undefined || d.soleProprietorEnabled === sole) &&
+              (migration === undefined || d.cnpMigrationSupported === migration),
+          ),
         ),
       );
     }),
@@ -83,45 +86,59 @@ function referenceRoutes(): R[] {
 }
 
 export function registryRoutes(ctx: SimContext): R[] {
+  // Every record leaves through the view: the full answer, or in strict mode only the spec's fields.
+  const view = registryView(ctx.api.strict);
   return [
-    ...referenceRoutes(),
+    ...referenceRoutes(view),
     // Brands
-    route('POST', '/v2/brand/nonBlocking', (req, a) => ok(registerBrand(ctx, a.cspId, req.body))),
-    route('GET', '/v2/brand', (req, a) => ok(listBrands(ctx, a.cspId, req.query))),
-    route('GET', '/v2/brand/:brandId', (req, a) => ok(findBrand(ctx, a.cspId, req.params[0]!))),
-    route('PUT', '/v2/brand/:brandId', (req, a) => ok(updateBrand(ctx, a.cspId, req.params[0]!, req.body))),
-    route('PUT', '/v2/brand/:brandId/revet', (req, a) => ok(revetBrand(ctx, a.cspId, req.params[0]!))),
+    route('POST', '/v2/brand/nonBlocking', (req, a) => ok(view.brand(registerBrand(ctx, a.cspId, req.body)))),
+    route('GET', '/v2/brand', (req, a) =>
+      ok(view.brandPage(listBrands(ctx, a.cspId, view.listQuery('brand', req.query)))),
+    ),
+    route('GET', '/v2/brand/:brandId', (req, a) => ok(view.brand(findBrand(ctx, a.cspId, req.params[0]!)))),
+    route('PUT', '/v2/brand/:brandId', (req, a) =>
+      ok(view.brand(updateBrand(ctx, a.cspId, req.params[0]!, req.body))),
+    ),
+    route('PUT', '/v2/brand/:brandId/revet', (req, a) =>
+      ok(view.brand(revetBrand(ctx, a.cspId, req.params[0]!))),
+    ),
     route('POST', '/v2/brand/:brandId/appeal', (req, a) => {
       appealBrand(ctx, a.cspId, req.params[0]!, req.body);
       return { status: 204 };
     }),
     route('POST', '/v2/brand/:brandId/externalVetting', (req, a) =>
-      ok(orderVet(ctx, a.cspId, req.params[0]!, req.body)),
+      ok(view.vet(orderVet(ctx, a.cspId, req.params[0]!, req.body))),
     ),
     route('PUT', '/v2/brand/:brandId/externalVetting', (req, a) =>
-      ok(importVet(ctx, a.cspId, req.params[0]!, req.body)),
+      ok(view.vet(importVet(ctx, a.cspId, req.params[0]!, req.body))),
     ),
     route('GET', '/v2/brand/:brandId/externalVetting', (req, a) =>
-      ok(listVets(ctx, a.cspId, req.params[0]!)),
+      ok(view.vets(listVets(ctx, a.cspId, req.params[0]!))),
     ),
     // Campaigns
     route('GET', '/v2/campaignBuilder/brand/:brandId', (req, a) =>
-      ok(builderBrand(ctx, a.cspId, req.params[0]!)),
+      ok(view.builderBrand(builderBrand(ctx, a.cspId, req.params[0]!))),
     ),
     route('GET', '/v2/campaignBuilder/brand/:brandId/usecase/:usecase', (req, a) =>
-      ok(builderUseCase(ctx, a.cspId, req.params[0]!, req.params[1]!)),
+      ok(view.builderUseCase(builderUseCase(ctx, a.cspId, req.params[0]!, req.params[1]!))),
     ),
-    route('POST', '/v2/campaignBuilder', (req, a) => ok(createCampaign(ctx, a.cspId, req.body))),
-    route('GET', '/v2/campaign', (req, a) => ok(listCampaigns(ctx, a.cspId, req.query))),
-    route('GET', '/v2/campaign/:campaignId', (req, a) => ok(findCampaign(ctx, a.cspId, req.params[0]!))),
+    route('POST', '/v2/campaignBuilder', (req, a) =>
+      ok(view.campaignCreated(createCampaign(ctx, a.cspId, req.body))),
+    ),
+    route('GET', '/v2/campaign', (req, a) =>
+      ok(view.campaignPage(listCampaigns(ctx, a.cspId, view.listQuery('campaign', req.query)))),
+    ),
+    route('GET', '/v2/campaign/:campaignId', (req, a) =>
+      ok(view.campaign(findCampaign(ctx, a.cspId, req.params[0]!))),
+    ),
     route('PUT', '/v2/campaign/:campaignId', (req, a) =>
-      ok(updateCampaign(ctx, a.cspId, req.params[0]!, req.body)),
+      ok(view.campaignInList(updateCampaign(ctx, a.cspId, req.params[0]!, req.body))),
     ),
     route('PUT', '/v2/campaign/:campaignId/sharing/:upstreamCnpId', (req, a) =>
-      ok(shareCampaign(ctx, a.cspId, req.params[0]!, req.params[1]!)),
+      ok(view.sharing(shareCampaign(ctx, a.cspId, req.params[0]!, req.params[1]!))),
     ),
     route('GET', '/v2/campaign/:campaignId/sharing', (req, a) =>
-      ok(getSharing(ctx, a.cspId, req.params[0]!)),
+      ok(view.sharingAnswer(getSharing(ctx, a.cspId, req.params[0]!))),
     ),
     // Webhook subscriptions
     route('PUT', '/v2/webhook/subscription', (req, a) => {
