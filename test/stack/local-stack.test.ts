@@ -41,6 +41,7 @@ import {
 import { workflowBundle } from '../support/temporal-env.js';
 import { Browser } from './cdp.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
+import { expectedEndStates, waitForEndStates } from './example-end-states.js';
 
 // The whole local stack on free ports with a temporary data folder, the simulator at 3600x (a vet
 // decision, an hour, in one second). One stack at a time: starting it costs a dev server and a bundle.
@@ -118,40 +119,6 @@ const VETTING_TOKEN = 'vt-9c41e0d27b5a4f18';
 const CORRECTED_PHONE = '+15125550142';
 const CORRECTED_EMAIL = 'compliance.officer@privacy-check.example';
 
-const brandEndStates: Record<string, string> = {
-  'acme-widgets': 'ready',
-  'globex-public': 'ready',
-  'riverside-food-bank': 'ready',
-  'bright-minds-tutoring': 'ready',
-  'initech-unverified': 'needs-correction',
-};
-const campaignEndStates: Record<string, string> = {
-  'acme-account-notifications': 'running',
-  'globex-delivery-updates': 'running',
-  'riverside-volunteer-alerts': 'share-declined',
-  'acme-marketing': 'awaiting-fee-approval',
-};
-
-async function phases(s: LocalStack): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const ref of Object.keys(brandEndStates))
-    out[`brand/${ref}`] = await getBrandStatus(s.client, ref).then(
-      (x) => x.phase,
-      () => 'unknown',
-    );
-  for (const ref of Object.keys(campaignEndStates))
-    out[`campaign/${ref}`] = await getCampaignStatus(s.client, ref).then(
-      (x) => x.phase,
-      () => 'unknown',
-    );
-  return out;
-}
-
-const expected = {
-  ...Object.fromEntries(Object.entries(brandEndStates).map(([r, p]) => [`brand/${r}`, p])),
-  ...Object.fromEntries(Object.entries(campaignEndStates).map(([r, p]) => [`campaign/${r}`, p])),
-};
-
 /**
  * `work()`, failing with the step's name and the time it started when it does not end within `ms`:
  * a test that times out as a whole says nothing of where it waited (one of these did, once in ten
@@ -178,17 +145,6 @@ async function step<T>(name: string, ms: number, work: () => Promise<T>): Promis
   }
 }
 
-async function waitForEndStates(s: LocalStack, timeoutMs: number): Promise<Record<string, string>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Record<string, string> = {};
-  while (Date.now() < deadline) {
-    last = await phases(s);
-    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  return last;
-}
-
 beforeAll(async () => {
   stack = await start();
 }, 180_000);
@@ -206,7 +162,7 @@ describe('the local stack', () => {
     expect(s.examples?.alreadySubmitted).toEqual([]);
     await s.examples?.done;
     expect(s.examples?.submitted).toHaveLength(10);
-    expect(await waitForEndStates(s, 120_000)).toEqual(expected);
+    expect(await waitForEndStates(s, 120_000)).toEqual(expectedEndStates);
 
     // acme-widgets is ready once VERIFIED; its vet's result (VETTED_VERIFIED, the vet active) may come
     // after that, and the brand hears of the identity (its read) and of the vet (the vet workflow's
@@ -263,7 +219,7 @@ describe('the local stack', () => {
     stack = await start();
     expect(stack.examples?.submitted).toEqual([]);
     expect(stack.examples?.alreadySubmitted).toHaveLength(10);
-    expect(await waitForEndStates(stack, 60_000)).toEqual(expected);
+    expect(await waitForEndStates(stack, 60_000)).toEqual(expectedEndStates);
     expect((await stack.client.workflow.count()).count).toBe(countBefore);
     expect(await stack.control.ledger()).toEqual(ledgerBefore);
   }, 240_000);
