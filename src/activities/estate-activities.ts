@@ -80,7 +80,16 @@ function literal(value: string): string {
   return `'${value}'`;
 }
 
+/**
+ * One page of a list: its records after the `skip` already read (the walk moved to a smaller page
+ * size mid-list), how many the registry's page held, and its totalRecords.
+ */
 async function readPage(resolve: RegistryClientResolver, input: EstatePageInput) {
+  const { totalRecords, records } = await listPage(resolve, input);
+  return { totalRecords, returned: records.length, records: records.slice(input.skip ?? 0) };
+}
+
+async function listPage(resolve: RegistryClientResolver, input: EstatePageInput) {
   const client = clientOf(resolve, input.account);
   const query = { page: input.page, recordsPerPage: input.recordsPerPage };
   const opts = attemptCallOptions();
@@ -251,6 +260,7 @@ export function createEstateActivities(
         const result = {
           totalRecords: page.totalRecords,
           records: page.records.length,
+          returned: page.returned,
           unchanged: 0,
           changed: 0,
           closed: 0,
@@ -286,6 +296,7 @@ export function createEstateActivities(
         const result = {
           totalRecords: page.totalRecords,
           records: page.records.length,
+          returned: page.returned,
           adopted: 0,
           owned: 0,
           wouldAdopt: [] as UnownedEntity[],

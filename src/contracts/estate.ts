@@ -68,11 +68,23 @@ export function pageIntervalMs(paging: Required<EstatePaging>): number {
   return Math.ceil(1000 / (paging.readShare * paging.readsPerSecond));
 }
 
-/** Where a sweep or an import is: the list, the next page, and what it found so far. */
+/**
+ * Where a sweep or an import is: the list and the position in it (src/registry/paging.ts). A cursor
+ * carried by an older run has `kind` and `page` only: it stands for offset (page - 1) × the run's
+ * recordsPerPage at that size.
+ */
 export interface EstateCursor {
   kind: EstateKind;
-  /** The next page to read (1-based). */
+  /** The next page to read (1-based), at `size` records a page. */
   page: number;
+  /** Records of the list walked past (the offset of the next record). */
+  offset?: number;
+  /** Records per page asked: recordsPerPage until a short page of an unfinished list sets it lower. */
+  size?: number;
+  /** Pages of this list read so far. */
+  pages?: number;
+  /** The list's totalRecords on its first page read (bounds the walk). */
+  firstTotal?: number;
 }
 
 /** An entity the registry lists and no workflow owns (ids only). */
@@ -113,6 +125,8 @@ export interface SweepProgress {
   totals: Partial<Record<EstateKind, number>>;
   unownedSample: UnownedEntity[];
   runs: number;
+  /** Lists the walk stopped reading at their page bound (a registry whose list did not end). */
+  cut?: string[];
 }
 
 export interface SweepStatus extends SweepProgress {
@@ -156,6 +170,8 @@ export interface ImportProgress {
   /** Dry run: the first entities that would be adopted. */
   sample: UnownedEntity[];
   runs: number;
+  /** Lists the walk stopped reading at their page bound (a registry whose list did not end). */
+  cut?: string[];
 }
 
 export interface ImportStatus extends ImportProgress {
@@ -175,13 +191,17 @@ export interface EstatePageInput {
   kind: EstateKind;
   page: number;
   recordsPerPage: number;
+  /** Records at the head of the page already read (the walk switched to a smaller size mid-list). */
+  skip?: number;
 }
 
 export interface SweptPage {
   /** The registry's `totalRecords` for the list. */
   totalRecords: number;
-  /** Records on this page (fewer than recordsPerPage: the last page). */
+  /** Records of this page handled (those after `skip`). */
   records: number;
+  /** Records the registry's page held, the skipped included (a run before it: `records`). */
+  returned?: number;
   unchanged: number;
   changed: number;
   closed: number;
@@ -191,6 +211,7 @@ export interface SweptPage {
 export interface ImportedPage {
   totalRecords: number;
   records: number;
+  returned?: number;
   adopted: number;
   owned: number;
   /** Dry run: the entities that would be adopted. */
@@ -228,7 +249,7 @@ export function importLine(s: ImportStatus): string {
   };
   const where = s.state === 'done' ? 'done' : `${s.cursor.kind} page ${s.cursor.page}`;
   const retry = s.lastError ? ` (retrying a page: ${s.lastError})` : '';
-  return `${s.dryRun ? 'dry run: ' : ''}${where}: ${part('brand')}; ${part('campaign')}${retry}`;
+  return `${s.dryRun ? 'dry run: ' : ''}${where}: ${part('brand')}; ${part('campaign')}${retry}${cutNote(s.cut)}`;
 }
 
 /** One line of a sweep's progress: `tcr sweep` prints it, the workflow shows it in the Web UI. */
@@ -236,5 +257,9 @@ export function sweepLine(s: SweepStatus): string {
   const c = s.counts;
   const where = s.state === 'done' ? `done ${s.finishedAt}` : `${s.cursor.kind} page ${s.cursor.page}`;
   const retry = s.lastError ? ` (retrying a page: ${s.lastError})` : '';
-  return `${where}: ${c.records} records in ${c.pages} pages, ${c.changed} changed (woken), ${c.unchanged} unchanged, ${c.unowned} unowned, ${c.closed} closed${retry}`;
+  return `${where}: ${c.records} records in ${c.pages} pages, ${c.changed} changed (woken), ${c.unchanged} unchanged, ${c.unowned} unowned, ${c.closed} closed${retry}${cutNote(s.cut)}`;
+}
+
+function cutNote(cut: string[] | undefined): string {
+  return cut && cut.length > 0 ? ` (cut: ${cut.join('; ')})` : '';
 }

@@ -13,6 +13,8 @@ export const PATCHES = {
   adoptedBrandVets: 'adopted-brand-vets',
   /** Writes at the operator and webhook priorities go to `registry-writes/{account}/interactive`. */
   interactiveWrites: 'interactive-writes',
+  /** The estate's walks page by totalRecords and the records a page held, not the size asked (issue 33). */
+  estatePagingByTotal: 'estate-paging-by-total',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -152,7 +152,7 @@ describe('estate sweep and import workflows', () => {
           if (!seen.lastError) await env.sleep(5_000);
         }
         expect(seen?.lastError).toContain('GET /v2/brand: 503');
-        expect(seen?.cursor).toEqual({ kind: 'brand', page: 2 });
+        expect(seen?.cursor).toMatchObject({ kind: 'brand', page: 2, offset: 2 });
         const result = (await handle.result()) as SweepStatus;
         expect(result.state).toBe('done');
         expect(result.lastError).toBeUndefined();

@@ -22,7 +22,7 @@ import {
   UNOWNED_SAMPLE_LIMIT,
 } from '../../contracts/estate.js';
 import { registryReadOptions } from '../entity/stubs.js';
-import { estateKinds, estatePaging, movedInto, walkPages } from './paging.js';
+import { cutInto, estateKinds, estatePaging, movedInto, walkPages } from './paging.js';
 
 function emptyCounts(): ImportCounts {
   return { pages: 0, records: 0, adopted: 0, owned: 0, wouldAdopt: 0 };
@@ -64,14 +64,7 @@ export async function estateImportWorkflow(input: EstateImportInput): Promise<Im
     paging,
     kinds,
     cursor: progress.cursor,
-    read: (cursor) =>
-      importPage({
-        account: input.account,
-        kind: cursor.kind,
-        page: cursor.page,
-        recordsPerPage: paging.recordsPerPage,
-        dryRun,
-      }),
+    read: (request) => importPage({ account: input.account, ...request, dryRun }),
     record: (cursor, page) => {
       const c = status.counts[cursor.kind];
       c.pages++;
@@ -84,6 +77,7 @@ export async function estateImportWorkflow(input: EstateImportInput): Promise<Im
         if (status.sample.length < UNOWNED_SAMPLE_LIMIT) status.sample.push(entity);
     },
     moved: movedInto(status, () => setCurrentDetails(describe(status))),
+    cut: cutInto(status, () => describe(status)),
     continueAsNew: (cursor) => {
       const { workflowType: _t, account: _a, dryRun: _d, state: _s, lastError: _e, ...carried } = status;
       return continueAsNew<typeof estateImportWorkflow>({ ...input, carried: { ...carried, cursor } });

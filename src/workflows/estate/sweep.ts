@@ -12,7 +12,6 @@
 import { continueAsNew, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import {
   type EstateActivities,
-  type EstateCursor,
   type EstateSweepInput,
   pageIntervalMs,
   type SweepCounts,
@@ -23,7 +22,7 @@ import {
   UNOWNED_SAMPLE_LIMIT,
 } from '../../contracts/estate.js';
 import { registryReadOptions } from '../entity/stubs.js';
-import { estateKinds, estatePaging, movedInto, walkPages } from './paging.js';
+import { cutInto, estateKinds, estatePaging, movedInto, walkPages } from './paging.js';
 
 function emptyCounts(): SweepCounts {
   return { pages: 0, records: 0, unchanged: 0, changed: 0, closed: 0, unowned: 0 };
@@ -63,13 +62,7 @@ export async function estateSweepWorkflow(input: EstateSweepInput): Promise<Swee
     paging,
     kinds,
     cursor: progress.cursor,
-    read: (cursor: EstateCursor) =>
-      sweepPage({
-        account: input.account,
-        kind: cursor.kind,
-        page: cursor.page,
-        recordsPerPage: paging.recordsPerPage,
-      }),
+    read: (request) => sweepPage({ account: input.account, ...request }),
     record: (cursor, page) => {
       const c = status.counts;
       c.pages++;
@@ -83,6 +76,7 @@ export async function estateSweepWorkflow(input: EstateSweepInput): Promise<Swee
         if (status.unownedSample.length < UNOWNED_SAMPLE_LIMIT) status.unownedSample.push(entity);
     },
     moved: movedInto(status, () => setCurrentDetails(describe(status))),
+    cut: cutInto(status, () => describe(status)),
     continueAsNew: (cursor) => {
       const {
         workflowType: _t,
