@@ -89,6 +89,10 @@ export function createRegistryReadActivities(resolve: RegistryClientResolver): R
       mapRegistryErrors(async () =>
         (await clientOf(resolve, account).listExternalVets(brandId, attemptCallOptions())).map(vetRecord),
       ),
+    brandUseCaseSupport: ({ account, brandId, usecase }) =>
+      mapRegistryErrors(() =>
+        clientOf(resolve, account).useCaseSupport(brandId, usecase, attemptCallOptions()),
+      ),
     countActiveCampaigns: ({ account, brandId }) =>
       mapRegistryErrors(async () => {
         let count = 0;

@@ -51,6 +51,16 @@ export interface AppealRequestBody {
   vettingId?: string;
 }
 
+/** What the campaign builder says about a brand and a use case (`brandUseCaseSupport`). */
+export interface UseCaseSupportAnswer {
+  /** A 2xx whose JSON does not explicitly say no. */
+  supported: boolean;
+  /** The HTTP status that answered: 2xx, or the 4xx that means "not (yet)". */
+  status: number;
+  /** Why not, when the registry said (bounded). */
+  reason?: string;
+}
+
 /** GETs: run on `registry-reads/{account}` (20 per second per account). */
 export interface RegistryReadActivities {
   getBrand(input: BrandInput): Promise<BrandSnapshot>;
@@ -59,6 +69,12 @@ export interface RegistryReadActivities {
   findBrandByReference(input: AccountInput & { referenceId: string }): Promise<BrandSnapshot | null>;
   /** Campaigns of the brand whose status is ACTIVE (brand update group 1 needs none). */
   countActiveCampaigns(input: BrandInput): Promise<number>;
+  /**
+   * `GET /campaignBuilder/brand/{brandId}/usecase/{usecase}`, read safely (shape not shown): a 2xx not
+   * explicitly saying no is supported; a 4xx (400, 404, 422 ...) is "not yet", returned; 429, 5xx and
+   * network failures throw and are retried like other reads. A sole proprietor's readiness.
+   */
+  brandUseCaseSupport(input: BrandInput & { usecase: string }): Promise<UseCaseSupportAnswer>;
 }
 
 /**

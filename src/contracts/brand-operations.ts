@@ -12,6 +12,7 @@ import type {
   VetOrderSchema,
 } from '../registry/schemas.js';
 import type { BrandPhase } from './brand.js';
+import type { AcknowledgeRequest } from './campaign-operations.js';
 import type { OperationOutcome } from './operations.js';
 
 /**
@@ -42,3 +43,8 @@ export const appealUpdate = defineUpdate<BrandOperationOutcome, [AppealRequest]>
 export const orderVetUpdate = defineUpdate<BrandOperationOutcome, [OrderVetRequest]>('orderVet');
 export const importVetUpdate = defineUpdate<BrandOperationOutcome, [ImportVetRequest]>('importVet');
 export const cancelUpdate = defineUpdate<BrandOperationOutcome, [CancelRequest]>('cancel');
+/** Clears a wait's overdue needs-action (the operator has handled it); the wait's deadline moves a full period. */
+export const acknowledgeBrandUpdate = defineUpdate<BrandOperationOutcome, [AcknowledgeRequest]>(
+  'acknowledge',
+);
+export type { AcknowledgeRequest };

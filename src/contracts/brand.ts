@@ -37,6 +37,18 @@ export interface BrandWorkflowOptions {
   /** Poll schedule of a vet (default 1 min doubling to 1 h). */
   vetPoll?: BackoffSchedule;
   enhancedVetPolicy?: EnhancedVetPolicy;
+  /**
+   * How long awaiting-contact-verification waits before it raises needs-action
+   * `contact-verification-overdue` (default 3 days); acknowledging it waits this long again.
+   */
+  contactVerificationDeadlineMs?: number;
+  /**
+   * How long awaiting-sole-proprietor-verification waits before it raises needs-action
+   * `sole-proprietor-verification-overdue` (default 3 days).
+   */
+  soleProprietorVerificationDeadlineMs?: number;
+  /** How long appeal-pending waits before it raises needs-action `appeal-overdue` (default 7 days). */
+  appealReviewDeadlineMs?: number;
   /** Continue-as-new when history reaches this many events (default 10 000; lowered in tests). */
   continueAsNewAtHistoryLength?: number;
   auditLimit?: number;
@@ -82,7 +94,10 @@ export type BrandPhase =
   | 'registration-rejected'
   /** PUBLIC_PROFIT (and GOVERNMENT from 2027-01-21): the business contact must verify by e-mail. */
   | 'awaiting-contact-verification'
-  /** SOLE_PROPRIETOR: SELF_DECLARED until the registry reports it verified. */
+  /**
+   * SOLE_PROPRIETOR, SELF_DECLARED: until the campaign builder supports the SOLE_PROPRIETOR use case
+   * for it (or the registry reports it VERIFIED / VETTED_VERIFIED).
+   */
   | 'awaiting-sole-proprietor-verification'
   /** UNVERIFIED: the operator corrects and revets, or appeals. */
   | 'needs-correction'
@@ -143,7 +158,10 @@ export interface VetStatus {
 }
 
 export interface OperatorAction {
-  /** Stable key: 'identity', 'registration', 'registry-error', `vet-{seq}`. */
+  /**
+   * Stable key: 'identity', 'registration', 'registry-error', `vet-{seq}`, and a wait past its
+   * deadline: 'contact-verification-overdue', 'sole-proprietor-verification-overdue', 'appeal-overdue'.
+   */
   key: string;
   action: string;
   reason: string;

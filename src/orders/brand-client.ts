@@ -13,6 +13,7 @@ import {
 } from '../contracts/brand.js';
 import {
   type AppealRequest,
+  acknowledgeBrandUpdate,
   appealUpdate,
   type BrandOperationOutcome,
   type CorrectBrandRequest,
@@ -29,6 +30,7 @@ import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-att
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
 import { entityOrders } from './order-client.js';
 import {
+  StrictAcknowledgeRequestSchema,
   StrictAppealRequestSchema,
   StrictCancelRequestSchema,
   StrictCorrectBrandRequestSchema,
@@ -137,6 +139,22 @@ export function cancelBrand(
 ): Promise<BrandOperationOutcome> {
   return brands.update(client, reference, cancelUpdate, 'cancel request', StrictCancelRequestSchema, {
     reason,
+  });
+}
+
+/**
+ * Clears a wait's overdue needs-action (`contact-verification-overdue`,
+ * `sole-proprietor-verification-overdue`, `appeal-overdue`) the operator has handled: the wait's
+ * deadline moves a full period, so it is raised again only if the wait lasts that much longer.
+ */
+export function acknowledgeBrandAction(
+  client: Client,
+  reference: string,
+  key: string,
+): Promise<BrandOperationOutcome> {
+  const what = 'acknowledge request';
+  return brands.update(client, reference, acknowledgeBrandUpdate, what, StrictAcknowledgeRequestSchema, {
+    key,
   });
 }
 

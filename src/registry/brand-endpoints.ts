@@ -5,9 +5,10 @@
  */
 import { z } from 'zod';
 import { type CallOptions, checked, segment } from './client-core.js';
-import { RegistryResponseInvalidError } from './errors.js';
+import { RegistryError, RegistryResponseInvalidError } from './errors.js';
 import { RegistryReferenceEndpoints } from './reference-endpoints.js';
 import {
+  AnyJsonSchema,
   type AppealInput,
   AppealSchema,
   type Brand,
@@ -29,6 +30,45 @@ import {
 import { zodIssues } from './transport.js';
 
 export type RegisteredBrand = Brand & { alreadyExisted: boolean };
+
+/** What `GET /campaignBuilder/brand/{brandId}/usecase/{usecase}` says, read safely (`useCaseSupport`). */
+export interface UseCaseSupport {
+  supported: boolean;
+  /** The HTTP status that answered (2xx, or the 4xx that means "not (yet)"). */
+  status: number;
+  /** Why not, in the registry's words when it gave any. */
+  reason?: string;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a record of the builder's answer says no, explicitly: `qualified: false` or `supported: false`. */
+const saysNo = (value: unknown, usecase: string): boolean =>
+  isRecord(value) &&
+  (value.qualified === false || value.supported === false) &&
+  (typeof value.usecase !== 'string' || value.usecase === usecase);
+
+/**
+ * The builder's 2xx answer for `usecase` (its shape is "not shown"): supported unless the JSON
+ * explicitly says no, as the answer itself (`false`, or an object with `qualified: false` or
+ * `supported: false`) or as an entry of a list for this use case. No body, `{}`, `true` or an
+ * unknown shape: supported.
+ */
+export function useCaseAnswerSupported(answer: unknown, usecase: string): boolean {
+  if (answer === false) return false;
+  if (Array.isArray(answer)) return !answer.some((entry) => saysNo(entry, usecase));
+  if (isRecord(answer) && Array.isArray(answer.records))
+    return !saysNo(answer, usecase) && !answer.records.some((entry) => saysNo(entry, usecase));
+  return !saysNo(answer, usecase);
+}
+
+/** Why the builder said no, from its answer's `reasons` when it gave any. */
+function reasonOf(answer: unknown): string | undefined {
+  if (!isRecord(answer) || !Array.isArray(answer.reasons)) return undefined;
+  const reasons = answer.reasons.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)));
+  return reasons.length > 0 ? reasons.join('; ').slice(0, 500) : undefined;
+}
 
 export class RegistryBrandEndpoints extends RegistryReferenceEndpoints {
   /**
@@ -113,6 +153,35 @@ export class RegistryBrandEndpoints extends RegistryReferenceEndpoints {
       schema: ExternalVetSchema,
       signal: opts.signal,
     });
+  }
+
+  /**
+   * `GET /campaignBuilder/brand/{id}/usecase/{usecase}`: "tells whether the brand supports the use
+   * case; response shape: not shown". Read safely under every reading: a 2xx whose JSON does not
+   * explicitly say no is supported; a 4xx other than 401 and 429 (400, 404, 422 ...) means not (yet)
+   * and is returned, not thrown. 401, 429, 5xx (and 590), network and timeouts throw as every read
+   * does, so callers retry them like other reads.
+   */
+  async useCaseSupport(brandId: string, usecase: string, opts: CallOptions = {}): Promise<UseCaseSupport> {
+    const path = `/campaignBuilder/brand/${segment(brandId, 'brandId')}/usecase/${segment(usecase, 'usecase')}`;
+    try {
+      const answer = await this.get(path, AnyJsonSchema, undefined, opts);
+      const supported = useCaseAnswerSupported(answer, usecase);
+      const reason = supported ? undefined : reasonOf(answer);
+      return { supported, status: 200, ...(reason ? { reason } : {}) };
+    } catch (error) {
+      const status = error instanceof RegistryError ? error.status : undefined;
+      const notYet =
+        error instanceof RegistryError &&
+        !error.retryable &&
+        status !== undefined &&
+        status >= 400 &&
+        status < 500 &&
+        status !== 401 &&
+        status !== 429;
+      if (!notYet) throw error;
+      return { supported: false, status, reason: error.message.slice(0, 500) };
+    }
   }
 
   /** `GET /brand/{id}/externalVetting` (shape not in the spec): an array, or a single record, or `{records}`. */

@@ -35,3 +35,23 @@ export function subUsecaseIssues(
     ];
   return [];
 }
+
+/**
+ * Spec, fact 6 and "Versioning": the contact who verifies needs an address, so from 21 January 2027 a
+ * GOVERNMENT registration needs `businessContactEmail` as PUBLIC_PROFIT always does. `at` is the
+ * clock of whoever applies the rule (the order API's, the workflow's, the simulator's). Only the
+ * dated part: PUBLIC_PROFIT's requirement is an entity-type rule of ./schemas.ts.
+ */
+export function datedContactEmailIssues(
+  brand: { entityType?: string | undefined; businessContactEmail?: unknown },
+  at: Date,
+): { path: string[]; message: string }[] {
+  if (brand.entityType !== 'GOVERNMENT' || !contactVerificationRequired('GOVERNMENT', at)) return [];
+  if (typeof brand.businessContactEmail === 'string' && brand.businessContactEmail.trim() !== '') return [];
+  return [
+    {
+      path: ['businessContactEmail'],
+      message: `businessContactEmail is required for GOVERNMENT from ${GOVERNMENT_CONTACT_VERIFICATION_FROM.toISOString().slice(0, 10)} (business contact verification)`,
+    },
+  ];
+}

@@ -385,6 +385,12 @@ export const CampaignBuilderBrandSchema = z.union([
 ]);
 export type CampaignBuilderBrand = z.infer<typeof CampaignBuilderBrandSchema>;
 
+/**
+ * `GET /campaignBuilder/brand/{id}/usecase/{usecase}` as the brand endpoints read it: "response shape:
+ * not shown", so any JSON (or none) is accepted; ./brand-endpoints.ts (`useCaseSupport`) decides.
+ */
+export const AnyJsonSchema = z.unknown();
+
 export const WebhookSubscriptionSchema = z.looseObject({
   eventCategory: str,
   webhookEndpoint: str,

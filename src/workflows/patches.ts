@@ -15,6 +15,8 @@ export const PATCHES = {
   interactiveWrites: 'interactive-writes',
   /** The estate's walks page by totalRecords and the records a page held, not the size asked (issue 33). */
   estatePagingByTotal: 'estate-paging-by-total',
+  /** A sole proprietor is ready when the campaign builder supports SOLE_PROPRIETOR; brand waits have deadlines. */
+  brandSpecWaits: 'brand-spec-waits',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

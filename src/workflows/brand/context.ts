@@ -8,6 +8,7 @@ import {
   ApplicationFailure,
   type ChildWorkflowHandle,
   getExternalWorkflowHandle,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
@@ -24,8 +25,9 @@ import { guardedPhase } from '../entity/phases.js';
 import { GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs } from '../entity/stubs.js';
 import { Wakeup } from '../entity/wait.js';
+import { PATCHES } from '../patches.js';
 import type { vetWorkflow } from '../vet/workflow.js';
-import { type ActionChange, deriveBrandPhase } from './derive.js';
+import { type ActionChange, brandWait, deriveBrandPhase } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
 import { type BrandRunInput, type BrandState, initialBrandState } from './state.js';
 
@@ -66,12 +68,43 @@ export function brandContext(input: BrandRunInput) {
     else books.clearAction(key);
   };
 
+  /**
+   * Starts the deadline of the operator-facing wait `phase` is, if it is one (./derive.ts, `brandWait`).
+   * Behind its patch: brands recorded before it waited without deadlines, and replay unchanged.
+   */
+  const startWait = (phase: BrandPhase) => {
+    const wait = brandWait(phase, opts);
+    if (wait && patched(PATCHES.brandSpecWaits))
+      state.waitDeadline = { phase, at: Date.now() + wait.periodMs };
+  };
+
+  /** The wait `phase` is left: its overdue needs-action (if raised) is cleared and its deadline dropped. */
+  const endWait = (phase: BrandPhase) => {
+    const wait = brandWait(phase, opts);
+    if (wait) books.clearAction(wait.key);
+    delete state.waitDeadline;
+  };
+
+  /**
+   * The operator acted on the wait the brand is in (acknowledged its overdue needs-action, appealed
+   * again, corrected the brand): its needs-action is cleared and its deadline is a full period away.
+   */
+  const restartWait = () => {
+    const wait = brandWait(status.phase, opts);
+    if (!wait || state.waitDeadline?.phase !== status.phase) return;
+    books.clearAction(wait.key);
+    state.waitDeadline.at = Date.now() + wait.periodMs;
+  };
+
   const setPhase = (proposed: BrandPhase, cause: AuditCause, detail?: string) => {
     const phase = guardedPhase(brandPhases, status.phase, proposed);
     if (status.phase !== phase) {
       audit(cause, 'phase', detail, status.phase, phase);
+      const left = status.phase;
       status.phase = phase;
       state.loop.pollAttempt = 0;
+      endWait(left);
+      startWait(phase);
       if (phase === 'ready' && state.readinessWatchers.length > 0) {
         notifyWatchers(state.readinessWatchers);
         state.readinessWatchers = [];
@@ -90,6 +123,7 @@ export function brandContext(input: BrandRunInput) {
   /** Records the registry's brand record and derives the phase from it. */
   const applySnapshot = (b: BrandSnapshot, cause: AuditCause) => {
     const previousIdentity = status.identityStatus;
+    const previousMobilePhone = state.snapshot?.mobilePhoneVerifiedDate;
     state.snapshot = b;
     status.brandId = b.brandId;
     status.entityType = b.entityType || status.entityType;
@@ -101,14 +135,29 @@ export function brandContext(input: BrandRunInput) {
     if (previousIdentity !== undefined && previousIdentity !== b.identityStatus)
       audit(cause, 'identity-status', undefined, previousIdentity, b.identityStatus);
     if (final()) return;
+    // A sole proprietor verified once is asked again after the registry reports it UNVERIFIED.
+    if (b.identityStatus === 'UNVERIFIED') delete state.soleProprietorSupported;
+    const selfDeclaredSoleProprietor =
+      (b.entityType || status.entityType) === 'SOLE_PROPRIETOR' && b.identityStatus === 'SELF_DECLARED';
     const decision = deriveBrandPhase(b, {
       entityType: status.entityType,
       appealPending: state.appealPending,
       now: Date.now(),
+      soleProprietorSupported: state.soleProprietorSupported === true,
+      // Histories recorded before the campaign builder decided replay as they ran.
+      legacyMobilePhone: selfDeclaredSoleProprietor && !patched(PATCHES.brandSpecWaits),
     });
     if (decision.appealOver) state.appealPending = false;
     applyAction('identity', decision.identity);
     setPhase(decision.phase, cause, decision.detail);
+    // `mobilePhoneVerifiedDate` (the simulator's, not the spec's) may only hurry the builder check: it
+    // just appeared, so the pending schedule starts again from its first, shortest poll.
+    if (
+      status.phase === 'awaiting-sole-proprietor-verification' &&
+      b.mobilePhoneVerifiedDate &&
+      !previousMobilePhone
+    )
+      state.loop.pollAttempt = 0;
   };
 
   const claimParked = (parkedWorkflowId: string) => claimParkedEvents(parkedWorkflowId, self, audit);
@@ -134,6 +183,7 @@ export function brandContext(input: BrandRunInput) {
     final,
     applyAction,
     setPhase,
+    restartWait,
     notifyWatchers,
     applySnapshot,
     claimParked,

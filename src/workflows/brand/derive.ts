@@ -4,12 +4,18 @@
  */
 
 import type { BrandSnapshot, VetRecord } from '../../contracts/activity-types.js';
-import type { BrandPhase, EnhancedVetPolicy, VetState, VetStatus } from '../../contracts/brand.js';
+import type {
+  BrandPhase,
+  BrandWorkflowOptions,
+  EnhancedVetPolicy,
+  VetState,
+  VetStatus,
+} from '../../contracts/brand.js';
 import type { VetProgress } from '../../contracts/vet.js';
 import { contactVerificationRequired } from '../../registry/rules.js';
 import type { EntityType } from '../../registry/schemas.js';
 import type { ActionChange } from '../entity/bookkeeping.js';
-import { MINUTE_MS } from '../entity/wait.js';
+import { DAY_MS, MINUTE_MS } from '../entity/wait.js';
 
 export type { ActionChange };
 
@@ -25,10 +31,20 @@ export interface PhaseDecision {
 /**
  * The phase the registry's brand record puts the brand in: contact verification first, then identity.
  * `appealPending`: an appeal was filed and no identity decision has been seen since.
+ * `soleProprietorSupported`: the campaign builder supports the SOLE_PROPRIETOR use case for the brand
+ * (`GET /campaignBuilder/brand/{id}/usecase/SOLE_PROPRIETOR`): a SELF_DECLARED sole proprietor's
+ * "further verification" is done. `legacyMobilePhone`: histories recorded before the builder decided
+ * (unpatched replay) read the simulator's `mobilePhoneVerifiedDate` instead, as they did.
  */
 export function deriveBrandPhase(
   snapshot: BrandSnapshot,
-  ctx: { entityType: string; appealPending: boolean; now: number },
+  ctx: {
+    entityType: string;
+    appealPending: boolean;
+    now: number;
+    soleProprietorSupported?: boolean;
+    legacyMobilePhone?: boolean;
+  },
 ): PhaseDecision {
   const clear: ActionChange = { set: false };
   if (snapshot.status !== 'ACTIVE')
@@ -58,11 +74,18 @@ export function deriveBrandPhase(
         appealOver: false,
       };
     case 'SELF_DECLARED':
-      if (entityType === 'SOLE_PROPRIETOR' && snapshot.mobilePhoneVerifiedDate)
+      if (entityType === 'SOLE_PROPRIETOR' && ctx.legacyMobilePhone && snapshot.mobilePhoneVerifiedDate)
         return {
           phase: 'ready',
           identity: clear,
           detail: 'sole proprietor verified (mobile phone one-time password)',
+          appealOver: true,
+        };
+      if (entityType === 'SOLE_PROPRIETOR' && !ctx.legacyMobilePhone && ctx.soleProprietorSupported)
+        return {
+          phase: 'ready',
+          identity: clear,
+          detail: 'sole proprietor verified: the campaign builder supports the SOLE_PROPRIETOR use case',
           appealOver: true,
         };
       return { phase: 'awaiting-sole-proprietor-verification', identity: clear, appealOver: false };
@@ -70,6 +93,61 @@ export function deriveBrandPhase(
       return { phase: 'ready', identity: clear, detail: snapshot.identityStatus, appealOver: true };
   }
 }
+
+/** The use case whose support decides a SELF_DECLARED sole proprietor's readiness. */
+export const SOLE_PROPRIETOR_USECASE = 'SOLE_PROPRIETOR';
+
+export const DEFAULT_CONTACT_VERIFICATION_DEADLINE_MS = 3 * DAY_MS;
+export const DEFAULT_SOLE_PROPRIETOR_VERIFICATION_DEADLINE_MS = 3 * DAY_MS;
+export const DEFAULT_APPEAL_REVIEW_DEADLINE_MS = 7 * DAY_MS;
+
+/** An operator-facing wait: how long it lasts before needs-action, and what that asks. */
+export interface BrandWait {
+  /** The needs-action key it raises past its deadline. */
+  key: string;
+  periodMs: number;
+  action: string;
+  /** What did not happen (the reason reads "… by {deadline}"). */
+  missing: string;
+}
+
+/** The wait of `phase` with the workflow's options, or undefined for a phase that is no such wait. */
+export function brandWait(phase: BrandPhase, opts: BrandWorkflowOptions): BrandWait | undefined {
+  switch (phase) {
+    case 'awaiting-contact-verification':
+      return {
+        key: 'contact-verification-overdue',
+        periodMs: opts.contactVerificationDeadlineMs ?? DEFAULT_CONTACT_VERIFICATION_DEADLINE_MS,
+        action:
+          'remind the business contact to complete the verification e-mail (or correct businessContactEmail)',
+        missing: 'the business contact has not verified the e-mail',
+      };
+    case 'awaiting-sole-proprietor-verification':
+      return {
+        key: 'sole-proprietor-verification-overdue',
+        periodMs:
+          opts.soleProprietorVerificationDeadlineMs ?? DEFAULT_SOLE_PROPRIETOR_VERIFICATION_DEADLINE_MS,
+        action: 'ask the sole proprietor to answer the verification text (one-time password to mobilePhone)',
+        missing: 'the campaign builder does not support the SOLE_PROPRIETOR use case for the brand yet',
+      };
+    case 'appeal-pending':
+      return {
+        key: 'appeal-overdue',
+        periodMs: opts.appealReviewDeadlineMs ?? DEFAULT_APPEAL_REVIEW_DEADLINE_MS,
+        action: 'call the registry about the appeal / appeal again',
+        missing: 'the registry has not decided the appeal',
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** Needs-action keys of the waits past their deadline: acknowledgeable (the others are cleared by acting). */
+export const brandWaitKeys: readonly string[] = [
+  'contact-verification-overdue',
+  'sole-proprietor-verification-overdue',
+  'appeal-overdue',
+];
 
 /**
  * A 404 on the brand is a fact only when the registry confirms it: a second 404 at least

@@ -6,6 +6,7 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { type BrandPhase, type BrandStatus, brandStatusQuery } from '../../contracts/brand.js';
 import {
+  acknowledgeBrandUpdate,
   appealUpdate,
   cancelUpdate,
   correctBrandUpdate,
@@ -24,6 +25,7 @@ import type { OperationOutcome } from '../entity/operations.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
 import { setRegistryChangedHandler } from '../entity/registry-changed.js';
 import {
+  checkAcknowledgeRequest,
   checkAppealRequest,
   checkCancelRequest,
   checkCorrectBrandRequest,
@@ -31,13 +33,13 @@ import {
   checkOrderVetRequest,
 } from '../request-checks.js';
 import type { BrandContext } from './context.js';
-import { eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
+import { brandWaitKeys, eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
 
 const WATCHERS_LIMIT = 1_000;
 
 export function setBrandHandlers(ctx: BrandContext) {
-  const { state, status, wakeup, queue, dedupe, audit, final, applyAction, notifyWatchers } = ctx;
+  const { state, status, wakeup, queue, dedupe, books, audit, final, applyAction, notifyWatchers } = ctx;
 
   const submit = async (kind: BrandOperation, request: unknown): Promise<OperationOutcome<BrandPhase>> =>
     (await queue.awaitOutcome(
@@ -116,6 +118,16 @@ export function setBrandHandlers(ctx: BrandContext) {
       allowed('cancel');
       checkCancelRequest(request);
       if (queue.pendingKinds().includes('cancel')) throw new Error('a cancel is already queued');
+    },
+  });
+
+  setHandler(acknowledgeBrandUpdate, (request) => submit('acknowledge', request), {
+    validator: (request) => {
+      allowed('acknowledge');
+      const { key } = checkAcknowledgeRequest(request);
+      if (!books.hasAction(key)) throw new Error(`key: no needs-action entry ${key}`);
+      if (!brandWaitKeys.includes(key))
+        throw new Error(`key: ${key} is cleared by acting on it (see its action), not by acknowledging`);
     },
   });
 

@@ -4,6 +4,7 @@
  */
 import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
 import type {
+  AcknowledgeRequest,
   AppealRequest,
   CancelRequest,
   CorrectBrandRequest,
@@ -28,7 +29,7 @@ const CHILD_SETTLE_MS = 10 * 60 * 1000;
 
 export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
   const { input, reads, writes, childrenOfThisRun, state, status, queue, books, guarded, audit } = ctx;
-  const { account, setPhase, applySnapshot } = ctx;
+  const { account, setPhase, applySnapshot, restartWait } = ctx;
   const { register, startVet } = steps;
 
   const refusedBy = (what: string, call: Extract<CallResult<unknown>, { ok: false }>): OperationResult => {
@@ -82,6 +83,8 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
     audit('operator', 'brand-updated', `${Object.keys(patch).join(', ')} (groups ${groups.join(', ')})`);
     if (groups.includes(3)) status.lastGroup3UpdateAt = new Date(Date.now()).toISOString();
     applySnapshot(call.value, 'operator');
+    // A corrected brand (a new businessContactEmail, say) still waiting: a full period from now.
+    restartWait();
     if (revetAfter) {
       if (status.identityStatus === 'UNVERIFIED') return revet();
       audit('operator', 'revet-skipped', `identity status ${status.identityStatus}`);
@@ -130,9 +133,12 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
           writes.appealBrand({ account, brandId: status.brandId!, appeal }),
         );
         if (!call.ok) return refusedBy('appeal', call);
+        const appealingAgain = status.phase === 'appeal-pending';
         state.appealPending = status.identityStatus === 'UNVERIFIED';
         audit('operator', 'appealed', appeal.appealCategories.join(', '));
         if (state.snapshot) applySnapshot(state.snapshot, 'operator');
+        // Appealed again while the first waits: the review wait starts over.
+        if (appealingAgain) restartWait();
         return { outcome: 'done' };
       }
       case 'orderVet': {
@@ -155,6 +161,15 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
           'operator',
         );
         return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
+      }
+      case 'acknowledge': {
+        // The validator accepts only a wait's overdue key: the wait's deadline moves a full period.
+        const { key } = acceptedRequest<AcknowledgeRequest>(op);
+        const had = books.hasAction(key);
+        restartWait();
+        books.clearAction(key);
+        audit('operator', 'acknowledged', key);
+        return { outcome: 'done', ...(had ? {} : { detail: `${key} was already cleared` }) };
       }
       case 'cancel': {
         const { reason } = acceptedRequest<CancelRequest>(op);

@@ -2,7 +2,14 @@
 import type { BrandPhase } from '../../contracts/brand.js';
 import type { PhaseTable } from '../entity/phases.js';
 
-export type BrandOperation = 'correctBrand' | 'revet' | 'appeal' | 'orderVet' | 'importVet' | 'cancel';
+export type BrandOperation =
+  | 'correctBrand'
+  | 'revet'
+  | 'appeal'
+  | 'orderVet'
+  | 'importVet'
+  | 'cancel'
+  | 'acknowledge';
 
 const registered: readonly BrandOperation[] = [
   'correctBrand',
@@ -11,6 +18,7 @@ const registered: readonly BrandOperation[] = [
   'orderVet',
   'importVet',
   'cancel',
+  'acknowledge',
 ];
 
 export const brandPhases: PhaseTable<BrandPhase, BrandOperation> = {

@@ -4,7 +4,7 @@
  * continue-as-new; a test checks that every field survives one.
  */
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
-import type { BrandStatus, BrandWorkflowInput } from '../../contracts/brand.js';
+import type { BrandPhase, BrandStatus, BrandWorkflowInput } from '../../contracts/brand.js';
 import type { BrandRegistration } from '../../registry/schemas.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
@@ -40,6 +40,17 @@ export interface BrandState {
   deliveries: CarriedDelivery[];
   /** An appeal was filed and no identity decision has been seen since. */
   appealPending: boolean;
+  /**
+   * The campaign builder supports the SOLE_PROPRIETOR use case for this sole proprietor (its "further
+   * verification" is done). Cleared when the registry reports the brand UNVERIFIED.
+   */
+  soleProprietorSupported?: boolean;
+  /**
+   * The deadline of the operator-facing wait the brand is in (awaiting-contact-verification,
+   * awaiting-sole-proprietor-verification, appeal-pending), in workflow time: past it, needs-action.
+   * Set on entering the phase, moved a full period by an acknowledge, dropped when the phase is left.
+   */
+  waitDeadline?: { phase: BrandPhase; at: number };
   /** Campaign workflows waiting to hear that the brand is ready (bounded). */
   readinessWatchers: string[];
   /** Workflow time of the first unconfirmed 404 on the brand. */

@@ -3,7 +3,7 @@
  * is confirmed by the list before the brand counts as deleted), notice expired vets, start vets (child
  * workflows), and `reconcile`, the phase's own step.
  */
-import { ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { VetStatus } from '../../contracts/brand.js';
 import { parkedEventsWorkflowId, vetWorkflowId } from '../../contracts/ids.js';
@@ -11,6 +11,7 @@ import type { AuditCause } from '../entity/audit.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
+import { PATCHES } from '../patches.js';
 import { vetRecordFields, vetResultDeadline, vetStateOf } from '../vet/derive.js';
 import {
   DEFAULT_VET_GRACE_MS,
@@ -23,6 +24,7 @@ import {
   NOT_FOUND_CONFIRM_MS,
   newlyExpiredVets,
   notFoundVerdict,
+  SOLE_PROPRIETOR_USECASE,
   vetStateInProgress,
   vetsNeedingEnhancedFollowUp,
 } from './derive.js';
@@ -94,6 +96,22 @@ export function brandSteps(ctx: BrandContext) {
       // The list answered (and cleared the fault) but the 404 is not confirmed yet: still a fault.
       guarded.fault('read brand', read.failure);
     }
+  };
+
+  /**
+   * A SELF_DECLARED sole proprietor's "further verification" (spec, fact 6), read where the spec shows
+   * it: whether the campaign builder supports the SOLE_PROPRIETOR use case for the brand. Supported:
+   * the brand is decided again (ready). A 4xx answer is "not yet" (the activity returns it); 429, 5xx
+   * and network failures are faults, retried on the fault backoff like every read.
+   */
+  const checkSoleProprietor = async (cause: AuditCause): Promise<void> => {
+    const read = await guarded.read('read campaign builder (SOLE_PROPRIETOR use case)', () =>
+      reads.brandUseCaseSupport({ account, brandId: status.brandId!, usecase: SOLE_PROPRIETOR_USECASE }),
+    );
+    if (!read.ok || !read.value.supported || !state.snapshot) return;
+    state.soleProprietorSupported = true;
+    audit(cause, 'sole-proprietor-supported', `campaign builder answered ${read.value.status}`);
+    applySnapshot(state.snapshot, cause);
   };
 
   const checkVetExpiry = async (cause: AuditCause): Promise<void> => {
@@ -210,6 +228,14 @@ export function brandSteps(ctx: BrandContext) {
       default:
         if (cause !== 'start' || !state.vetsToAdopt) await readBrand(cause);
         if (final()) return;
+        // After a brand read that answered (a success would hide its fault). Behind its patch: brands
+        // recorded before it never asked the builder.
+        if (
+          status.phase === 'awaiting-sole-proprietor-verification' &&
+          !guarded.faulted &&
+          patched(PATCHES.brandSpecWaits)
+        )
+          await checkSoleProprietor(cause);
         if (state.vetsToAdopt) await adoptVets(cause);
         else await checkVetExpiry(cause);
         for (const vet of vetsNeedingEnhancedFollowUp(status.vets, opts.enhancedVetPolicy)) {

@@ -32,6 +32,7 @@ import { wakePriority } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS } from '../entity/wait.js';
 import { PATCHES } from '../patches.js';
 import { brandContext } from './context.js';
+import { brandWait } from './derive.js';
 import { setBrandHandlers } from './handlers.js';
 import { brandOperations } from './operations.js';
 import { brandPhases } from './phases.js';
@@ -75,6 +76,24 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
     if (patched(PATCHES.adoptedBrandVets)) state.vetsToAdopt = true;
   }
 
+  /** The deadline of the wait the brand is in, unless its needs-action is raised already. */
+  const deadline = (): number | undefined => {
+    const wait = state.waitDeadline;
+    if (!wait || wait.phase !== status.phase) return undefined;
+    const key = brandWait(wait.phase, opts)?.key;
+    return key && !books.hasAction(key) ? wait.at : undefined;
+  };
+
+  /** The wait's deadline passed: needs-action with what to do (acknowledging it waits a full period more). */
+  const onDeadline = () => {
+    const wait = state.waitDeadline;
+    const what = wait && wait.phase === status.phase ? brandWait(wait.phase, opts) : undefined;
+    if (!wait || !what || books.hasAction(what.key) || Date.now() < wait.at) return;
+    const by = new Date(wait.at).toISOString();
+    audit('timer', 'wait-overdue', `${status.phase}: ${what.missing} by ${by}`);
+    books.setAction(what.key, what.action, `${what.missing} by ${by} (phase ${status.phase})`);
+  };
+
   try {
     // Events the ingress parked for this brand (by reference before the workflow existed, by registry
     // id before visibility showed our TcrBrandId). Claimed on every run, continue-as-new included.
@@ -94,6 +113,8 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
         pending: pendingPoll,
         steadyMs: opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS,
       },
+      deadline,
+      onDeadline,
       execute: (op) => registry.at('operator', () => execute(op)),
       reconcile: (cause) =>
         adopting && cause === 'start'
