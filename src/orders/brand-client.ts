@@ -66,7 +66,7 @@ export async function startBrandOrder(
   order: unknown,
   opts: StartBrandOrderOptions = {},
 ): Promise<StartedBrandOrder> {
-  const parsed = parseBrandOrder(order);
+  const parsed = parseBrandOrder(order, opts.now ? { now: opts.now } : {});
   const { handle, started } = await brands.start(client, {
     reference: parsed.reference,
     taskQueue: opts.taskQueue,

@@ -15,6 +15,7 @@ import {
   fieldErrorsOf,
   unknownFieldErrors,
 } from '../registry/field-errors.js';
+import { datedContactEmailIssues } from '../registry/rules.js';
 import { type BrandRegistration, BrandRegistrationSchema, ReferenceIdSchema } from '../registry/schemas.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -88,9 +89,31 @@ export class OrderValidationError extends Error {
   }
 }
 
-export function parseBrandOrder(order: unknown): BrandOrder {
+export interface ParseBrandOrderOptions {
+  /**
+   * The clock dated rules are decided by (default the real clock): from 2027-01-21 a GOVERNMENT order
+   * needs `businessContactEmail` (src/registry/rules.ts, the rule the workflow and the simulator apply).
+   */
+  now?: Date;
+}
+
+/** The dated rules' errors of an order whose `brand` is an object (none otherwise: the schema names it). */
+function datedRuleErrors(order: unknown, now: Date): FieldError[] {
+  if (!isObject(order) || !isObject(order.brand)) return [];
+  const brand = order.brand;
+  const entityType = typeof brand.entityType === 'string' ? brand.entityType : undefined;
+  return datedContactEmailIssues({ entityType, businessContactEmail: brand.businessContactEmail }, now).map(
+    (issue) => ({ path: ['brand', ...issue.path].join('.'), message: issue.message }),
+  );
+}
+
+export function parseBrandOrder(order: unknown, opts: ParseBrandOrderOptions = {}): BrandOrder {
   const parsed = BrandOrderSchema.safeParse(order);
-  if (!parsed.success) throw new OrderValidationError(fieldErrorsOf(parsed.error, BrandOrderSchema));
+  const errors = parsed.success ? [] : fieldErrorsOf(parsed.error, BrandOrderSchema);
+  // Every error at once: the dated rule beside the schema's, named once.
+  for (const e of datedRuleErrors(order, opts.now ?? new Date()))
+    if (!errors.some((known) => known.path === e.path)) errors.push(e);
+  if (!parsed.success || errors.length > 0) throw new OrderValidationError(errors);
   return parsed.data;
 }
 
@@ -99,4 +122,6 @@ export interface StartBrandOrderOptions {
   taskQueue?: string;
   /** Workflow tuning (poll intervals, vet grace, enhanced-vet policy, continue-as-new threshold). */
   workflowOptions?: BrandWorkflowOptions;
+  /** The clock the order's dated rules are decided by (default the real clock): ParseBrandOrderOptions. */
+  now?: Date;
 }

@@ -3,12 +3,14 @@
  * 2027), on both sides of the date with clocks the test sets: the decision is a plain function of
  * workflow time, tested at the instant before and the instant of the cutover; and the workflow
  * applies it by workflow time (the time-skipping server's clock, moved past the date), whatever day
- * the suite runs on.
+ * the suite runs on. The order API decides by the clock it is given (`now`): here the server's, so an
+ * order is judged by the same instant the workflow starts at (test/orders/brand-order-dated-rules.test.ts
+ * tests the edge on both sides of the date).
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
-import { startBrandOrder } from '../../src/orders/index.js';
+import { OrderValidationError, startBrandOrder } from '../../src/orders/index.js';
 import { deriveBrandPhase } from '../../src/workflows/brand/derive.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
@@ -65,18 +67,65 @@ describe('GOVERNMENT contact verification: the workflow applies it by workflow t
     await env?.teardown();
   });
 
+  const serverNow = async () => Number((await env.currentTimeMs?.()) ?? Date.now());
+
+  // The time-skipping server starts at the real clock and only moves forward: this side of the date
+  // can run only while the real date is before it (until 2027-01-21); the decision itself is tested
+  // on both sides above, by the clock it is given.
+  it.runIf(Date.now() < cutover)(
+    'started before the date, a GOVERNMENT brand without businessContactEmail is ordered and ready at once',
+    async () => {
+      const now = await serverNow();
+      expect(now).toBeLessThan(cutover);
+      const fake = new FakeRegistry();
+      await withWorkers(
+        env,
+        { reads: fake.readActivities(), writes: fake.writeActivities() },
+        async ({ taskQueue, account, track }) => {
+          const brand = brandRegistration({ entityType: 'GOVERNMENT' });
+          expect(brand).not.toHaveProperty('businessContactEmail');
+          const { handle } = await startBrandOrder(
+            env.client,
+            { reference: uniqueReference(), account, brand },
+            { taskQueue, now: new Date(now) },
+          );
+          track(handle);
+          const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+          expect(ready.audit.entries.some((e) => e.to === 'awaiting-contact-verification')).toBe(false);
+          expect(Date.parse(ready.audit.entries.at(-1)!.at)).toBeLessThan(cutover);
+        },
+      );
+    },
+  );
+
   it('after the date (the server clock moved past it if needed) a GOVERNMENT brand waits for contact verification', async () => {
-    const now = Number((await env.currentTimeMs?.()) ?? Date.now());
-    if (now < cutover) await env.sleep(cutover - now + 3600_000);
+    const before = await serverNow();
+    if (before < cutover) await env.sleep(cutover - before + 3600_000);
+    const now = await serverNow();
     const fake = new FakeRegistry();
     await withWorkers(
       env,
       { reads: fake.readActivities(), writes: fake.writeActivities() },
       async ({ taskQueue, account, track }) => {
+        const government = brandRegistration({ entityType: 'GOVERNMENT' });
+        // By the server's clock the order API refuses it without a business contact to verify.
+        const refused = await startBrandOrder(
+          env.client,
+          { reference: uniqueReference(), account, brand: government },
+          { taskQueue, now: new Date(now) },
+        ).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(OrderValidationError);
+        expect((refused as OrderValidationError).errors.map((e) => e.path)).toEqual([
+          'brand.businessContactEmail',
+        ]);
         const { handle } = await startBrandOrder(
           env.client,
-          { reference: uniqueReference(), account, brand: brandRegistration({ entityType: 'GOVERNMENT' }) },
-          { taskQueue },
+          {
+            reference: uniqueReference(),
+            account,
+            brand: { ...government, businessContactEmail: 'clerk@springfield.example' },
+          },
+          { taskQueue, now: new Date(now) },
         );
         track(handle);
         const waiting = await waitForStatus(handle, (s) => s.phase === 'awaiting-contact-verification');
