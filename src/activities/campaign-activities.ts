@@ -29,11 +29,14 @@ import {
 } from '../registry/schemas.js';
 import { mapRegistryErrors } from './failures.js';
 import { attemptCallOptions } from './heartbeat.js';
+import { type ReferenceLists, referenceListsFor } from './reference-lists.js';
 import { clientOf, type RegistryClientResolver } from './registry-activities.js';
 
 export interface CampaignActivitiesOptions {
   /** Temporal client for the brand workflow query; default the activity context's client. */
   temporalClient?: Client;
+  /** The reference-list cache (`/enum/cnp`, `/enum/dca`); default the worker process's one for `resolve`. */
+  referenceLists?: ReferenceLists;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -164,6 +167,7 @@ export function createCampaignReadActivities(
   options: CampaignActivitiesOptions = {},
 ): CampaignReadActivities {
   const temporal = () => options.temporalClient ?? Context.current().client;
+  const lists = options.referenceLists ?? referenceListsFor(resolve);
   return {
     checkBrandReadiness: ({ account, brandReference, at }) =>
       mapRegistryErrors(async () => {
@@ -257,6 +261,11 @@ export function createCampaignReadActivities(
       mapRegistryErrors(async () => {
         const sharing = await clientOf(resolve, account).getCampaignSharing(campaignId, attemptCallOptions());
         return sharing.sharedByMe ? sharingSnapshot(sharing.sharedByMe) : null;
+      }),
+    checkUpstreamPartner: ({ account, upstreamCnpId }) =>
+      mapRegistryErrors(async () => {
+        const check = await lists.upstreamPartner(account, upstreamCnpId, attemptCallOptions());
+        return { upstreamCnpId, listed: check.listed, dca: check.isDca, checkedAt: check.checkedAt };
       }),
   };
 }

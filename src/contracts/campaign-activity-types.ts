@@ -4,6 +4,7 @@
  */
 import type { CampaignCreation, CampaignUpdate } from '../registry/schemas.js';
 import type { AccountInput } from './activity-types.js';
+import type { UpstreamPartnerCheck } from './campaign.js';
 
 /** Per-MNO metadata as the registry returns it at creation (spec, "Campaign MNO metadata"). */
 export interface MnoMetadataRecord {
@@ -111,6 +112,12 @@ export interface CampaignReadActivities {
   getCampaign(input: CampaignIdInput): Promise<CampaignSnapshot>;
   /** `sharedByMe` of `GET /campaign/{id}/sharing`; null when never shared. */
   getCampaignSharing(input: CampaignIdInput): Promise<SharingSnapshot | null>;
+  /**
+   * Is `upstreamCnpId` a partner the registry lists (`GET /enum/cnp`, whose shape the spec does not
+   * show: its id anywhere in the answer as a string value or object key; or `GET /enum/dca`), and is
+   * it a DCA (a DCA record's `id`)? From the worker's per-account reference-list cache.
+   */
+  checkUpstreamPartner(input: AccountInput & { upstreamCnpId: string }): Promise<UpstreamPartnerCheck>;
 }
 
 /** Writes: run on `registry-writes/{account}` (an operator's or a webhook's on `.../interactive`). */

@@ -32,6 +32,11 @@ export interface CampaignCancelRequest {
 export interface AcknowledgeRequest {
   key: string;
 }
+export interface ConfirmDcaCompleteRequest {
+  /** Who saw, in the registry portal, that the DCA accepted the campaign. */
+  confirmedBy: string;
+  note?: string | undefined;
+}
 
 /**
  * What every campaign update returns: the operation's outcome and the phase after it (small, so each
@@ -47,3 +52,11 @@ export const shareWithUpdate = defineUpdate<CampaignOperationOutcome, [ShareWith
 export const cancelCampaignUpdate = defineUpdate<CampaignOperationOutcome, [CampaignCancelRequest]>('cancel');
 /** Clears a needs-action entry that needs no registry call (a suspension or nudge the operator has handled). */
 export const acknowledgeUpdate = defineUpdate<CampaignOperationOutcome, [AcknowledgeRequest]>('acknowledge');
+/**
+ * awaiting-dca only: the operator saw in the registry portal that the DCA accepted the campaign (its
+ * CAMPAIGN_DCA_COMPLETE did not come); the workflow reads the share (still ACCEPTED) and runs it. A
+ * second call changes nothing and answers `done`, naming the first confirmation.
+ */
+export const confirmDcaCompleteUpdate = defineUpdate<CampaignOperationOutcome, [ConfirmDcaCompleteRequest]>(
+  'confirmDcaComplete',
+);

@@ -10,6 +10,7 @@ import type {
   AcknowledgeRequest,
   ApproveFeeRequest,
   CampaignCancelRequest,
+  ConfirmDcaCompleteRequest,
   ResubmitRequest,
   ShareWithRequest,
 } from './campaign-operations.js';
@@ -34,6 +35,12 @@ export const CampaignCancelRequestSchema = z.object({ reason: z.string().min(1).
 
 export const AcknowledgeRequestSchema = z.object({ key: z.string().min(1).max(200) });
 
+export const ConfirmDcaCompleteRequestSchema = z.object({
+  /** Who saw, in the registry portal, that the DCA accepted the campaign. */
+  confirmedBy: z.string().min(1).max(200),
+  note: z.string().min(1).max(1000).optional(),
+});
+
 /** Each schema describes exactly its request type (./campaign-operations.ts): a drift fails to compile. */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const _requestSchemasMatch: [
@@ -42,4 +49,5 @@ const _requestSchemasMatch: [
   Same<z.input<typeof ShareWithRequestSchema>, ShareWithRequest>,
   Same<z.input<typeof CampaignCancelRequestSchema>, CampaignCancelRequest>,
   Same<z.input<typeof AcknowledgeRequestSchema>, AcknowledgeRequest>,
-] = [true, true, true, true, true];
+  Same<z.input<typeof ConfirmDcaCompleteRequestSchema>, ConfirmDcaCompleteRequest>,
+] = [true, true, true, true, true, true];

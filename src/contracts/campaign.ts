@@ -29,9 +29,12 @@ export type CampaignPhase =
   | 'share-pending'
   /** DECLINED with an explanation: operator resubmits (changes) or shares with another partner. */
   | 'share-declined'
-  /** ACCEPTED: waiting for CAMPAIGN_DCA_COMPLETE (all DCAs accepted). */
+  /**
+   * ACCEPTED by a partner that is not a DCA (a CSP shares onward): waiting for CAMPAIGN_DCA_COMPLETE
+   * (all DCAs accepted), or the operator's confirmDcaComplete.
+   */
   | 'awaiting-dca'
-  /** Accepted by all DCAs: may run on MNO networks. */
+  /** Accepted by a DCA (the partner itself, or all DCAs per CAMPAIGN_DCA_COMPLETE or the operator): may run on MNO networks. */
   | 'running'
   /** A political campaign whose brand's political vet expired: deactivated by the registry. Final once the registry no longer reports it ACTIVE. */
   | 'deactivated'
@@ -93,6 +96,24 @@ export interface ShareAttempt {
   statusDate?: string;
 }
 
+/** Whether the upstream partner is listed at the registry, and whether it is a DCA. */
+export interface UpstreamPartnerCheck {
+  upstreamCnpId: string;
+  /** Its id occurs in `GET /enum/cnp` (as a string value or object key anywhere) or `GET /enum/dca`. */
+  listed: boolean;
+  /** Its id is a DCA record's `id` in `GET /enum/dca`. */
+  dca: boolean;
+  /** When the lists that answered were read from the registry (ISO 8601). */
+  checkedAt: string;
+}
+
+/** Who confirmed that all DCAs accepted the campaign (seen in the registry portal), when, and why. */
+export interface DcaConfirmation {
+  by: string;
+  at: string;
+  note?: string;
+}
+
 export interface CampaignStatus {
   workflowType: 'campaign';
   reference: string;
@@ -115,7 +136,12 @@ export interface CampaignStatus {
   mno: MnoView[];
   sharing?: ShareAttempt;
   shareHistory: ShareAttempt[];
+  /** The upstream partner as the registry's lists show it (GET /enum/cnp, GET /enum/dca), once checked. */
+  partner?: UpstreamPartnerCheck;
+  /** Accepted by a DCA: the partner is one, CAMPAIGN_DCA_COMPLETE came, or the operator confirmed it. */
   dcaComplete: boolean;
+  /** The operator's confirmDcaComplete, when that is how the campaign came to run. */
+  dcaConfirmation?: DcaConfirmation;
   campaignStatus?: string;
   autoRenewal?: boolean;
   nextRenewalOrExpirationDate?: string;
@@ -152,7 +178,10 @@ export interface CampaignWorkflowOptions {
   brandReadyDeadlineMs?: number;
   /** Poll schedule while a share or DCA decision is pending (default 1 min doubling to 1 h). */
   pendingPoll?: BackoffSchedule;
-  /** How long a share may stay PENDING (or DCA acceptance outstanding) before needs-action (default 7 days). */
+  /**
+   * How long a share may stay PENDING, or DCA acceptance stay unconfirmed, before needs-action (default
+   * 7 days); acknowledging that needs-action waits this long again.
+   */
   decisionDeadlineMs?: number;
   /**
    * Safety poll of a settled campaign (default 7 days, ± a fifth at random): expiry and renewal are

@@ -13,6 +13,8 @@ export const PATCHES = {
   adoptedBrandVets: 'adopted-brand-vets',
   /** Writes at the operator and webhook priorities go to `registry-writes/{account}/interactive`. */
   interactiveWrites: 'interactive-writes',
+  /** Campaigns: partner checked before creation; running decided by a DCA's acceptance, not mnoOperationStatus. */
+  campaignSpecLifecycle: 'campaign-spec-lifecycle',
   /** The estate's walks page by totalRecords and the records a page held, not the size asked (issue 33). */
   estatePagingByTotal: 'estate-paging-by-total',
   /** A sole proprietor is ready when the campaign builder supports SOLE_PROPRIETOR; brand waits have deadlines. */

@@ -26,6 +26,7 @@ import type {
   AcknowledgeRequest,
   ApproveFeeRequest,
   CampaignCancelRequest,
+  ConfirmDcaCompleteRequest,
   ResubmitRequest,
   ShareWithRequest,
 } from '../contracts/campaign-operations.js';
@@ -358,5 +359,12 @@ export const checkCampaignCancelRequest: (request: unknown) => CampaignCancelReq
 export function checkAcknowledgeRequest(request: unknown): AcknowledgeRequest {
   return checked('acknowledge request', request, ['key'], (body, issues) => {
     checkString(issues, body.key, 'key', { max: 200 });
+  });
+}
+
+export function checkConfirmDcaCompleteRequest(request: unknown): ConfirmDcaCompleteRequest {
+  return checked('confirmDcaComplete request', request, ['confirmedBy', 'note'], (body, issues) => {
+    checkString(issues, body.confirmedBy, 'confirmedBy', { max: 200 });
+    checkString(issues, body.note, 'note', { max: 1000, optional: true });
   });
 }

@@ -18,6 +18,7 @@ import type { CampaignContext } from './context.js';
 import { deriveSharing, deriveSnapshot, suspensionAction } from './derive.js';
 
 const SHARE_HISTORY_LIMIT = 20;
+const SUSPENSIONS_LIMIT = 50;
 
 type Failed = Extract<CallResult<unknown>, { ok: false }>;
 
@@ -38,8 +39,20 @@ export function campaignApply(ctx: CampaignContext) {
     setPhase('refused', cause, reason);
   };
 
-  const recordSuspension = (mnoId: string, cause: AuditCause, mnoName?: string, description?: string) => {
-    if (status.suspensions.some((s) => s.mnoId === mnoId)) return;
+  /**
+   * Records an MNO's suspension once, with needs-action `suspended-{mnoId}`. `again`: a suspension
+   * event after the operator acknowledged an earlier one of this MNO is a new suspension (a read's
+   * SUSPENDED status, which stays, is not). Returns whether it was recorded.
+   */
+  const recordSuspension = (
+    mnoId: string,
+    cause: AuditCause,
+    mnoName?: string,
+    description?: string,
+    again = false,
+  ): boolean => {
+    const known = status.suspensions.some((s) => s.mnoId === mnoId);
+    if (known && !(again && !books.hasAction(`suspended-${mnoId}`))) return false;
     const name = mnoName ?? status.mno.find((m) => m.mnoId === mnoId)?.mno;
     status.suspensions.push({
       mnoId,
@@ -47,8 +60,10 @@ export function campaignApply(ctx: CampaignContext) {
       ...(name !== undefined ? { mnoName: name } : {}),
       ...(description !== undefined ? { description } : {}),
     });
+    while (status.suspensions.length > SUSPENSIONS_LIMIT) status.suspensions.shift();
     audit(cause, 'mno-suspended', `${name ?? 'MNO'} (${mnoId})`);
     applyAction(`suspended-${mnoId}`, suspensionAction(mnoId, name, description));
+    return true;
   };
 
   const refreshMnoViews = () => {
@@ -121,7 +136,8 @@ export function campaignApply(ctx: CampaignContext) {
     setPhase('sharing', cause);
   };
 
-  const applySharing = (record: SharingSnapshot | null, cause: AuditCause) => {
+  /** `partnerIsDca`: the share's partner is a DCA (looked up when the share reads ACCEPTED; see deriveSharing). */
+  const applySharing = (record: SharingSnapshot | null, cause: AuditCause, partnerIsDca?: boolean) => {
     if (record) {
       const attempt: ShareAttempt = {
         upstreamCnpId: record.upstreamCnpId ?? status.upstreamCnpId,
@@ -147,8 +163,10 @@ export function campaignApply(ctx: CampaignContext) {
       decisionDeadline: state.decisionDeadline,
       decisionDeadlineMs,
       upstreamCnpId: status.upstreamCnpId,
+      partnerIsDca,
     });
     if (decision.note) audit(cause, decision.note.event, decision.note.detail);
+    if (decision.dcaComplete) status.dcaComplete = true;
     if (decision.decisionDeadline === 'clear') delete state.decisionDeadline;
     else if (decision.decisionDeadline !== undefined) state.decisionDeadline = decision.decisionDeadline;
     for (const [key, change] of Object.entries(decision.actions)) applyAction(key, change);

@@ -5,7 +5,7 @@
  * by `campaignContext`; ./apply.ts, ./steps.ts, ./operations.ts and ./handlers.ts take it.
  */
 
-import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
 import type { CampaignPhase } from '../../contracts/campaign.js';
 import { campaignFingerprint } from '../../contracts/fingerprint.js';
 import { CampaignIdKey } from '../../contracts/search-attributes.js';
@@ -18,6 +18,7 @@ import { guardedPhase } from '../entity/phases.js';
 import { GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS, HOUR_MS, Wakeup } from '../entity/wait.js';
+import { PATCHES } from '../patches.js';
 import type { ActionChange } from './derive.js';
 import { type CampaignOperation, campaignPhaseTable } from './phases.js';
 import { type CampaignRunInput, type CampaignState, initialCampaignState } from './state.js';
@@ -95,6 +96,18 @@ export function campaignContext(input: CampaignRunInput) {
 
   const read = <T>(site: string, fn: () => Promise<T>) => guarded.read(site, fn);
 
+  /**
+   * Decide on what the spec documents (the partner checked before creation; `running` from a DCA's
+   * acceptance, never from mnoOperationStatus; an acknowledged deadline moved a period on; an
+   * acknowledged event's delivery forgotten). Histories recorded before it replay the old way. Loop
+   * code only (it may write the patch marker); message handlers read `state.specLifecycle`.
+   */
+  const spec = (): boolean => {
+    const on = patched(PATCHES.campaignSpecLifecycle);
+    if (on) state.specLifecycle = true;
+    return on;
+  };
+
   const claimParked = (parkedWorkflowId: string) => claimParkedEvents(parkedWorkflowId, self, audit);
   return {
     input,
@@ -124,6 +137,7 @@ export function campaignContext(input: CampaignRunInput) {
     clearAllActions,
     setPhase,
     read,
+    spec,
     claimParked,
   };
 }

@@ -66,8 +66,10 @@ export function deriveReadiness(
 
 export interface SharingDecision {
   phase: CampaignPhase;
-  /** Needs-action changes by key (`share`, `share-declined`, `decision-overdue`). */
+  /** Needs-action changes by key (`share`, `share-declined`, `decision-overdue`, `dca-unconfirmed`). */
   actions: Record<string, ActionChange>;
+  /** Accepted by a DCA: the campaign may run on MNO networks. */
+  dcaComplete?: boolean;
   /** The decision deadline: a new value, 'clear', or undefined to keep it. */
   decisionDeadline?: number | 'clear';
   detail?: string;
@@ -78,6 +80,12 @@ export interface SharingDecision {
 /**
  * The phase the registry's sharing record (`sharedByMe`) puts the campaign in. `record` null: the
  * registry shows no share (a pending or accepted one vanished): share again.
+ *
+ * ACCEPTED: the spec's sharing table says a share becomes ACCEPTED when the upstream partner "shares
+ * onward, or upstream is a DCA that accepts", and "once a DCA accepts, the campaign may run on MNO
+ * networks". So with `partnerIsDca` (the partner's id is in `GET /enum/dca`) an ACCEPTED share runs
+ * at once; a CSP's ACCEPTED share waits in `awaiting-dca` for CAMPAIGN_DCA_COMPLETE (or the
+ * operator). `partnerIsDca` undefined: not looked up (histories before the change), as before.
  */
 export function deriveSharing(
   facts: CampaignFacts,
@@ -87,6 +95,7 @@ export function deriveSharing(
     decisionDeadline?: number | undefined;
     decisionDeadlineMs: number;
     upstreamCnpId: string;
+    partnerIsDca?: boolean | undefined;
   },
 ): SharingDecision {
   const phase = facts.phase;
@@ -110,6 +119,19 @@ export function deriveSharing(
         detail: partner,
       };
     case 'ACCEPTED':
+      if (ctx.partnerIsDca && (phase === 'share-pending' || phase === 'sharing' || phase === 'awaiting-dca'))
+        return {
+          phase: 'running',
+          dcaComplete: true,
+          actions: {
+            share: clear,
+            'share-declined': clear,
+            'decision-overdue': clear,
+            'dca-unconfirmed': clear,
+          },
+          decisionDeadline: 'clear',
+          detail: `accepted by ${partner}, a DCA (GET /enum/dca): once a DCA accepts, the campaign may run on MNO networks`,
+        };
       if (phase === 'share-pending' || phase === 'sharing')
         return {
           phase: 'awaiting-dca',
@@ -250,17 +272,56 @@ export function deriveSnapshot(
   return base;
 }
 
-/** awaiting-dca → running: the DCA-complete event was seen, or an MNO reports the campaign REGISTERED. */
+/**
+ * awaiting-dca → running: CAMPAIGN_DCA_COMPLETE was seen (the caller has just read the share ACCEPTED).
+ * `mnoOperationStatusDecides` is only for histories recorded before the change: the spec has no
+ * `mnoOperationStatus` (a simulator extra), so it decides nothing any longer.
+ */
 export function deriveDcaComplete(
   facts: CampaignFacts,
   snapshot: CampaignSnapshot | undefined,
   dcaEventSeen: boolean,
+  mnoOperationStatusDecides = false,
 ): { phase: CampaignPhase; detail?: string } {
   if (facts.phase !== 'awaiting-dca') return { phase: facts.phase };
   if (dcaEventSeen) return { phase: 'running', detail: 'CAMPAIGN_DCA_COMPLETE, share ACCEPTED' };
-  if (Object.values(snapshot?.mnoOperationStatus ?? {}).some((op) => op === 'REGISTERED'))
+  if (
+    mnoOperationStatusDecides &&
+    Object.values(snapshot?.mnoOperationStatus ?? {}).some((op) => op === 'REGISTERED')
+  )
     return { phase: 'running', detail: 'MNO operation status REGISTERED' };
   return { phase: facts.phase };
+}
+
+/** The needs-action key a passed decision deadline raises in `phase` (`specLifecycle`: see context.ts). */
+export function overdueKey(phase: CampaignPhase, specLifecycle: boolean): string {
+  return phase === 'awaiting-dca' && specLifecycle ? 'dca-unconfirmed' : 'decision-overdue';
+}
+
+/** The needs-action entry a passed decision deadline raises. */
+export function overdueAction(
+  phase: CampaignPhase,
+  specLifecycle: boolean,
+  ctx: { deadline: number; waitsFor: string; partner: string },
+): { key: string; action: string; reason: string } {
+  const by = new Date(ctx.deadline).toISOString();
+  if (overdueKey(phase, specLifecycle) === 'dca-unconfirmed')
+    return {
+      key: 'dca-unconfirmed',
+      action:
+        'check the campaign in the registry portal: if it shows as accepted by the DCA, confirm it (tcr campaign confirm-dca REF; update confirmDcaComplete); otherwise contact the upstream partner, and acknowledge to wait another period',
+      reason: `no CAMPAIGN_DCA_COMPLETE by ${by}: the share was ACCEPTED by ${ctx.partner}, which is not a DCA (GET /enum/dca), and its DCA's acceptance is not confirmed`,
+    };
+  return {
+    key: 'decision-overdue',
+    action: 'contact the upstream partner / DCA',
+    reason: `no decision by ${by}: ${ctx.waitsFor}`,
+  };
+}
+
+/** Does acknowledging `key` move the decision deadline a period on (instead of raising it again at once)? */
+export function movesDeadline(key: string): boolean {
+  return key === 'decision-overdue' || key === 'dca-unconfirmed';
 }
 
 /** A running campaign that is deactivated (political vet expired) moves to `deactivated`. */
@@ -290,5 +351,17 @@ export function suspensionAction(mnoId: string, mnoName?: string, description?: 
 
 /** Keys an operator clears with `acknowledge` (the others are cleared by acting on them). */
 export function acknowledgeable(key: string): boolean {
-  return /^(suspended-|nudge-|decision-overdue$|registry-error$)/.test(key);
+  return /^(suspended-|nudge-|decision-overdue$|dca-unconfirmed$|registry-error$)/.test(key);
+}
+
+/** The upstream partner is not listed at the registry: refused before the billed creation. */
+export function unknownPartnerRefusal(
+  upstreamCnpId: string,
+  checkedAt: string,
+): { reason: string; action: string } {
+  return {
+    reason: `upstream partner ${upstreamCnpId} is not listed at the registry (GET /enum/cnp, GET /enum/dca; lists read ${checkedAt}): the campaign would be created and billed, then could not be shared; nothing was created`,
+    action:
+      'shareWith a partner the registry lists (tcr campaign share REF --partner CNP; the campaign is then checked and created), or cancel',
+  };
 }

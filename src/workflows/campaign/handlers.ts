@@ -10,6 +10,7 @@ import {
   approveFeeUpdate,
   type CampaignOperationOutcome,
   cancelCampaignUpdate,
+  confirmDcaCompleteUpdate,
   resubmitUpdate,
   shareWithUpdate,
 } from '../../contracts/campaign-operations.js';
@@ -20,6 +21,7 @@ import {
   checkAcknowledgeRequest,
   checkApproveFeeRequest,
   checkCampaignCancelRequest,
+  checkConfirmDcaCompleteRequest,
   checkResubmitRequest,
   checkShareWithRequest,
 } from '../request-checks.js';
@@ -30,6 +32,9 @@ import type { CampaignOperations } from './operations.js';
 import type { CampaignOperation } from './phases.js';
 
 const NUDGES_LIMIT = 20;
+/** Delivery ids kept per acknowledgeable needs-action entry, and entries kept (see `state.raisedBy`). */
+const RAISED_BY_IDS_LIMIT = 8;
+const RAISED_BY_KEYS_LIMIT = 64;
 
 export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, ops: CampaignOperations) {
   const { state, status, table, wakeup, queue, dedupe, books, audit, final } = ctx;
@@ -54,6 +59,20 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
 
   setRegistryChangedHandler({ fingerprint: ctx.fingerprint, final, audit, wakeup });
 
+  /** `deliveryId` raised (or raised again) needs-action `key`: forgotten when the operator acknowledges it. */
+  const raisedBy = (key: string, deliveryId: string) => {
+    if (!books.hasAction(key)) return;
+    state.raisedBy ??= {};
+    const map = state.raisedBy;
+    const ids = map[key] ?? [];
+    map[key] = ids;
+    if (!ids.includes(deliveryId)) ids.push(deliveryId);
+    while (ids.length > RAISED_BY_IDS_LIMIT) ids.shift();
+    const keys = Object.keys(map);
+    if (keys.length > RAISED_BY_KEYS_LIMIT)
+      for (const stale of keys.filter((k) => !books.hasAction(k))) delete map[stale];
+  };
+
   setHandler(registryEventSignal, (delivery) => {
     if (!dedupe.firstSeen(delivery.deliveryId)) {
       status.deliveries.duplicates++;
@@ -75,14 +94,20 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
           if (/political/i.test(event.description ?? '')) state.politicalExpiryEventSeen = true;
           break;
         case 'MNO_CAMPAIGN_OPERATION_SUSPENDED':
-          if (event.mnoId !== undefined)
-            recordSuspension(String(event.mnoId), 'webhook', event.mnoName, event.description);
-          else
+          if (event.mnoId !== undefined) {
+            const mnoId = String(event.mnoId);
+            // After an acknowledgement, a suspension event is a new suspension (spec-lifecycle runs).
+            const again = state.specLifecycle === true;
+            recordSuspension(mnoId, 'webhook', event.mnoName, event.description, again);
+            raisedBy(`suspended-${mnoId}`, delivery.deliveryId);
+          } else {
             books.setAction(
               'suspended-unknown',
               'find which MNO suspended the campaign',
               event.description || 'an MNO suspended the campaign',
             );
+            raisedBy('suspended-unknown', delivery.deliveryId);
+          }
           break;
         case 'CAMPAIGN_NUDGE': {
           const nudgeIntent = event.nudgeIntent || 'UNKNOWN';
@@ -97,6 +122,7 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
             'review the nudge; acknowledge when handled',
             `${nudgeIntent}${event.description ? `: ${event.description}` : ''}`,
           );
+          raisedBy(`nudge-${nudgeIntent}`, delivery.deliveryId);
           break;
         }
         default:
@@ -136,9 +162,9 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     validator: (request) => {
       allowed('shareWith');
       const parsed = checkShareWithRequest(request);
-      if (status.phase !== 'share-declined' && !books.hasAction('share'))
+      if (status.phase !== 'share-declined' && !books.hasAction('share') && !books.hasAction('partner'))
         throw new Error(
-          `shareWith applies after a declined or refused share; the campaign is ${status.phase}`,
+          `shareWith applies after a declined or refused share, or an upstream partner the registry does not list; the campaign is ${status.phase}`,
         );
       if (status.phase === 'share-declined' && status.sharing?.upstreamCnpId === parsed.upstreamCnpId)
         throw new Error(
@@ -152,6 +178,17 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
       allowed('cancel');
       checkCampaignCancelRequest(request);
       if (cancelPending()) throw new Error('a cancel is already queued');
+    },
+  });
+
+  setHandler(confirmDcaCompleteUpdate, (request) => submit('confirmDcaComplete', request), {
+    validator: (request) => {
+      checkConfirmDcaCompleteRequest(request);
+      if (final())
+        throw new Error(`the workflow is ${status.phase} (final): confirmDcaComplete is not possible`);
+      // Confirmed before (or accepted by a DCA): answered as a no-op with the first outcome.
+      if (status.dcaConfirmation || status.dcaComplete) return;
+      allowed('confirmDcaComplete');
     },
   });
 

@@ -4,11 +4,12 @@
  * tracked so a Temporal cancellation that interrupts it still answers it.
  */
 
-import type { CampaignContent } from '../../contracts/campaign.js';
+import type { CampaignContent, CampaignPhase } from '../../contracts/campaign.js';
 import type {
   AcknowledgeRequest,
   ApproveFeeRequest,
   CampaignCancelRequest,
+  ConfirmDcaCompleteRequest,
   ResubmitRequest,
   ShareWithRequest,
 } from '../../contracts/campaign-operations.js';
@@ -19,14 +20,15 @@ import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
+import { movesDeadline } from './derive.js';
 import type { CampaignOperation } from './phases.js';
 import type { CampaignSteps } from './steps.js';
 
 export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, steps: CampaignSteps) {
-  const { writes, account, state, status, table, queue, books, guarded, audit, final } = ctx;
-  const { clearAllActions, setPhase } = ctx;
+  const { writes, account, state, status, table, queue, dedupe, books, guarded, audit, final } = ctx;
+  const { decisionDeadlineMs, clearAllActions, setPhase, spec } = ctx;
   const { applySnapshot } = apply;
-  const { create, share, advance } = steps;
+  const { create, share, advance, readAndApplySharing } = steps;
 
   const ids = (): Record<string, string> | undefined =>
     status.campaignId ? { campaignId: status.campaignId } : undefined;
@@ -72,7 +74,62 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
     return result;
   };
 
+  const phaseNow = (): CampaignPhase => status.phase;
+
+  /** The operator saw in the registry portal that the DCA accepted: read the share, then run. */
+  const confirmDcaComplete = async (request: ConfirmDcaCompleteRequest): Promise<OperationResult> => {
+    const campaignIds = ids();
+    const withIds = campaignIds ? { ids: campaignIds } : {};
+    const first = status.dcaConfirmation;
+    if (first)
+      return {
+        outcome: 'done',
+        detail: `already confirmed by ${first.by} at ${first.at}${first.note ? `: ${first.note}` : ''}`,
+        ...withIds,
+      };
+    if (status.dcaComplete && status.phase !== 'awaiting-dca')
+      return {
+        outcome: 'done',
+        detail: `the campaign is ${status.phase}: a DCA's acceptance was already known`,
+        ...withIds,
+      };
+    if (status.phase !== 'awaiting-dca')
+      return { outcome: 'refused', detail: `confirmDcaComplete is not possible in phase ${status.phase}` };
+    // Signals wake, reads decide; the operator's word is a signal too: the share must still be ACCEPTED.
+    const read = await readAndApplySharing('operator');
+    if (!read.ok)
+      return state.faults.last
+        ? { ...failedBy(state.faults.last.failure), outcome: 'failed', ...withIds }
+        : { outcome: 'failed', detail: 'the share could not be read', ...withIds };
+    const after = phaseNow(); // the read may have moved it
+    if (after === 'running')
+      return { outcome: 'done', detail: 'the registry shows the campaign accepted by a DCA', ...withIds };
+    if (after !== 'awaiting-dca' || read.record?.sharingStatus !== 'ACCEPTED')
+      return {
+        outcome: 'refused',
+        detail: `the registry's share is ${read.record?.sharingStatus ?? 'missing'}, no longer ACCEPTED: nothing confirmed (phase ${after})`,
+        ...withIds,
+      };
+    const at = new Date(Date.now()).toISOString();
+    status.dcaConfirmation = {
+      by: request.confirmedBy,
+      at,
+      ...(request.note !== undefined ? { note: request.note } : {}),
+    };
+    status.dcaComplete = true;
+    delete state.decisionDeadline;
+    books.clearAction('dca-unconfirmed');
+    books.clearAction('decision-overdue');
+    const note = request.note ? `: ${request.note}` : '';
+    audit('operator', 'dca-confirmed', `by ${request.confirmedBy} (registry portal)${note}`);
+    setPhase('running', 'operator', `DCA acceptance confirmed by ${request.confirmedBy}`);
+    return { outcome: 'done', ...withIds };
+  };
+
   const execute = async (op: QueuedOperation<CampaignOperation>): Promise<OperationResult> => {
+    // Idempotent: a second confirmation answers the first (checked before the phase's table).
+    if (op.kind === 'confirmDcaComplete')
+      return confirmDcaComplete(acceptedRequest<ConfirmDcaCompleteRequest>(op));
     if (!table[status.phase].allows.includes(op.kind))
       return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
     switch (op.kind) {
@@ -123,6 +180,17 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
       }
       case 'shareWith': {
         const { upstreamCnpId } = acceptedRequest<ShareWithRequest>(op);
+        if (!status.created) {
+          // Refused for an unknown partner: the order's partner changes, and it is checked from the start.
+          audit('operator', 'partner', 'changed before creation', status.upstreamCnpId, upstreamCnpId);
+          status.upstreamCnpId = upstreamCnpId;
+          books.clearAction('partner');
+          books.clearAction('refused');
+          delete status.refusal;
+          setPhase('awaiting-brand', 'operator');
+          await advance('operator', cancelPending);
+          return preCreationOutcome();
+        }
         const shared = await share(upstreamCnpId, 'operator', false);
         return shared.kind === 'done'
           ? { outcome: 'done', ...(ids() ? { ids: ids()! } : {}) }
@@ -142,6 +210,14 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
         const { key } = acceptedRequest<AcknowledgeRequest>(op);
         const had = books.hasAction(key);
         books.clearAction(key);
+        if (spec()) {
+          // The deliveries that raised it are forgotten: the same event later is a new one.
+          for (const deliveryId of state.raisedBy?.[key] ?? []) dedupe.forget(deliveryId);
+          if (state.raisedBy) delete state.raisedBy[key];
+          // An overdue decision acknowledged: raised again a full period later, not at once.
+          if (had && movesDeadline(key) && state.decisionDeadline !== undefined)
+            state.decisionDeadline = Date.now() + decisionDeadlineMs;
+        }
         audit('operator', 'acknowledged', key);
         return { outcome: 'done', ...(had ? {} : { detail: `${key} was already cleared` }) };
       }

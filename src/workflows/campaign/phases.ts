@@ -2,12 +2,20 @@
 import type { CampaignPhase } from '../../contracts/campaign.js';
 import type { PhaseTable } from '../entity/phases.js';
 
-export type CampaignOperation = 'approveFee' | 'resubmit' | 'shareWith' | 'cancel' | 'acknowledge';
+export type CampaignOperation =
+  | 'approveFee'
+  | 'resubmit'
+  | 'shareWith'
+  | 'cancel'
+  | 'acknowledge'
+  | 'confirmDcaComplete';
 
 /**
  * What each phase waits for and allows. `share-pending` allows no change, cancel or share: the
  * registry forbids rescinding a PENDING share. `creating` allows cancel: it is queued behind the
  * create in flight and runs after it, so the campaign ends `cancelled` (and billed, if created).
+ * `refused` allows shareWith only when the refusal is the upstream partner's (needs-action `partner`:
+ * the handler checks), `awaiting-dca` the operator's confirmDcaComplete.
  * `deactivated` is final only once the registry no longer reports the campaign ACTIVE (see
  * `campaignPhaseTable`).
  */
@@ -26,9 +34,10 @@ export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
   },
   refused: {
     final: false,
-    waitsFor: 'operator: resubmit with changes, or cancel',
+    waitsFor:
+      'operator: resubmit with changes (or shareWith a listed partner, if the partner is unknown), or cancel',
     poll: 'none',
-    allows: ['resubmit', 'cancel', 'acknowledge'],
+    allows: ['resubmit', 'shareWith', 'cancel', 'acknowledge'],
   },
   'awaiting-fee-approval': {
     final: false,
@@ -62,9 +71,9 @@ export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
   },
   'awaiting-dca': {
     final: false,
-    waitsFor: 'registry: CAMPAIGN_DCA_COMPLETE (all DCAs accepted)',
+    waitsFor: 'registry: CAMPAIGN_DCA_COMPLETE (all DCAs accepted), or operator: confirmDcaComplete',
     poll: 'pending',
-    allows: ['cancel', 'acknowledge'],
+    allows: ['confirmDcaComplete', 'cancel', 'acknowledge'],
   },
   running: {
     final: false,

@@ -51,6 +51,17 @@ export interface CampaignState {
   politicalExpiryEventSeen: boolean;
   /** Delivery ids of webhook events already handled, with when (bounded in count and time). */
   deliveries: CarriedDelivery[];
+  /**
+   * The delivery ids of the webhook events behind each acknowledgeable needs-action entry (`nudge-*`,
+   * `suspended-*`), a few per key: acknowledging the entry forgets them, so a later identical event is
+   * a new one. Absent in runs before it (read as empty).
+   */
+  raisedBy?: Record<string, string[]>;
+  /**
+   * This workflow decides on what the spec documents (patch `campaign-spec-lifecycle`): set by the
+   * loop once the patch is on, read by the message handlers (which never call `patched`).
+   */
+  specLifecycle?: boolean;
   queue: OperationQueueState;
   faults: FaultState;
   loop: LoopState;

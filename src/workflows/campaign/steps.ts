@@ -4,8 +4,8 @@
  * a created campaign. `advance` runs steps while the campaign moves on.
  */
 import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
-import type { CampaignContent } from '../../contracts/campaign.js';
-import type { CampaignCreatedResult } from '../../contracts/campaign-activity-types.js';
+import type { CampaignContent, UpstreamPartnerCheck } from '../../contracts/campaign.js';
+import type { CampaignCreatedResult, SharingSnapshot } from '../../contracts/campaign-activity-types.js';
 import { brandWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { watchBrandReadinessSignal } from '../../contracts/signals.js';
 import { subUsecaseIssues } from '../../registry/rules.js';
@@ -23,6 +23,7 @@ import {
   deriveReadiness,
   needsBrandWordOnExpiry,
   politicalDeactivation,
+  unknownPartnerRefusal,
 } from './derive.js';
 import { preCreationPhases } from './phases.js';
 
@@ -33,7 +34,7 @@ export type ShareResult = { kind: 'done' } | { kind: 'refused' | 'failed'; failu
 
 export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
   const { input, brandReadyDeadlineMs, reads, writes, account, self, state, status, queue, books } = ctx;
-  const { guarded, audit, final, applyAction, setPhase, read, claimParked } = ctx;
+  const { guarded, audit, final, applyAction, setPhase, read, spec, claimParked } = ctx;
   const { refuse, applySnapshot, applyCreated, applySharing, applyReadiness, checkReadiness } = apply;
 
   /** A re-order or a restart: the registry already has the campaign under this reference; adopt it. */
@@ -85,6 +86,62 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     applyAction('brand', decision.brand);
     if (decision.phase !== status.phase) setPhase(decision.phase, cause, decision.detail);
     else await watchBrand();
+  };
+
+  /**
+   * The upstream partner as the registry's lists show it (the worker's cached `/enum/cnp` and
+   * `/enum/dca`). `reuse`: a listed partner checked before is not read again. Undefined on a fault.
+   */
+  const checkPartner = async (
+    upstreamCnpId: string,
+    reuse: boolean,
+  ): Promise<UpstreamPartnerCheck | undefined> => {
+    const known = status.partner;
+    if (reuse && known?.upstreamCnpId === upstreamCnpId && known.listed) return known;
+    const got = await read('check upstream partner', () =>
+      reads.checkUpstreamPartner({ account, upstreamCnpId }),
+    );
+    if (!got.ok) return undefined;
+    status.partner = got.value;
+    return got.value;
+  };
+
+  /**
+   * Reads the share and applies it. An ACCEPTED one asks first whether its partner is a DCA (spec:
+   * "once a DCA accepts, the campaign may run"). False on a fault.
+   */
+  const readAndApplySharing = async (
+    cause: AuditCause,
+  ): Promise<{ ok: true; record: SharingSnapshot | null } | { ok: false }> => {
+    const campaignId = status.campaignId!;
+    const sharing = await read('read campaign sharing', () =>
+      reads.getCampaignSharing({ account, campaignId }),
+    );
+    if (!sharing.ok) return { ok: false };
+    let partnerIsDca: boolean | undefined;
+    if (sharing.value?.sharingStatus === 'ACCEPTED' && status.phase !== 'running' && spec()) {
+      const partner = await checkPartner(sharing.value.upstreamCnpId || status.upstreamCnpId, true);
+      if (!partner) return { ok: false };
+      partnerIsDca = partner.dca;
+    }
+    applySharing(sharing.value, cause, partnerIsDca);
+    return { ok: true, record: sharing.value };
+  };
+
+  /** Before any money: the order's partner must be one the registry lists. */
+  const partnerListed = async (cause: AuditCause): Promise<boolean | 'fault'> => {
+    const partner = await checkPartner(status.upstreamCnpId, false);
+    if (!partner) return 'fault';
+    if (partner.listed) {
+      books.clearAction('partner');
+      return true;
+    }
+    const { reason, action } = unknownPartnerRefusal(partner.upstreamCnpId, partner.checkedAt);
+    status.refusal = { reason, details: [] };
+    audit(cause, 'refused', reason);
+    books.setAction('partner', action, reason);
+    setPhase('refused', cause, `unknown upstream partner ${partner.upstreamCnpId}`);
+    return false;
   };
 
   type CheckVerdict =
@@ -142,6 +199,10 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
       // Unreachable by construction (checking follows a ready brand, before creation).
       setPhase('awaiting-brand', cause);
       return;
+    }
+    if (spec()) {
+      const listed = await partnerListed(cause);
+      if (listed !== true) return;
     }
     const verdict = await runChecks(content, brandId);
     if (verdict.kind === 'fault') return;
@@ -294,23 +355,18 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
         else if (!books.hasAction('share')) await share(status.upstreamCnpId, cause, false);
         break;
       case 'share-pending':
-      case 'awaiting-dca': {
-        const campaignId = status.campaignId!;
-        const sharing = await read('read campaign sharing', () =>
-          reads.getCampaignSharing({ account, campaignId }),
-        );
-        if (!sharing.ok) return;
-        applySharing(sharing.value, cause);
+      case 'awaiting-dca':
+        if (!(await readAndApplySharing(cause)).ok) return;
         break;
-      }
       default:
         break;
     }
-    const dca = deriveDcaComplete({ phase: status.phase }, state.snapshot, state.dcaEventSeen);
+    const dca = deriveDcaComplete({ phase: status.phase }, state.snapshot, state.dcaEventSeen, !spec());
     if (dca.phase !== status.phase) {
       status.dcaComplete = true;
       delete state.decisionDeadline;
       books.clearAction('decision-overdue');
+      books.clearAction('dca-unconfirmed');
       setPhase(dca.phase, cause, dca.detail);
     }
     if (
@@ -380,7 +436,7 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     }
   };
 
-  return { create, share, advance, reconcile, reconcileAdopted };
+  return { create, share, advance, reconcile, reconcileAdopted, readAndApplySharing };
 }
 
 export type CampaignSteps = ReturnType<typeof campaignSteps>;

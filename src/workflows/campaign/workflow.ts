@@ -4,8 +4,10 @@
  * awaiting-brand (brand workflow 'ready', confirmed by GET /brand) → checking (campaign builder, use
  * case, sub-use-case count, per-MNO qualification; reads only, nothing billed) → refused |
  * [awaiting-fee-approval] → creating (POST /campaignBuilder, billed once: the registry is searched by
- * referenceId first, so a re-order or a restart adopts) → sharing → share-pending → ACCEPTED:
- * awaiting-dca → running; DECLINED: share-declined (operator: resubmit or shareWith). Then it stays
+ * referenceId first, so a re-order or a restart adopts) → sharing → share-pending → ACCEPTED by a DCA:
+ * running; ACCEPTED by a CSP: awaiting-dca → running (CAMPAIGN_DCA_COMPLETE, or the operator's
+ * confirmDcaComplete); DECLINED: share-declined (operator: resubmit or shareWith). An upstream partner
+ * the registry does not list is refused in checking, before the billed creation. Then it stays
  * as the campaign's entity: suspensions, nudges, renewal dates, political deactivation, a slow
  * reconciliation poll, continue-as-new; it ends `expired` when the registry reports EXPIRED,
  * `deactivated` (political) once the registry no longer reports it ACTIVE, or `cancelled`.
@@ -35,6 +37,7 @@ import { wakePriority } from '../entity/stubs.js';
 import type { BackoffSchedule } from '../entity/wait.js';
 import { campaignApply } from './apply.js';
 import { campaignContext } from './context.js';
+import { overdueAction, overdueKey } from './derive.js';
 import { setCampaignHandlers } from './handlers.js';
 import { campaignOperations } from './operations.js';
 import type { CampaignRunInput } from './state.js';
@@ -89,6 +92,9 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
     steadyMs: steadyPollMs,
   };
 
+  // The share's decision (share-pending) or the DCAs' acceptance (awaiting-dca) is overdue: needs-action
+  // `decision-overdue`, or `dca-unconfirmed` for a CSP's accepted share. Acknowledging it moves the
+  // deadline a period on (operations.ts).
   const deadline = (): number | undefined => {
     const now = Date.now();
     if (status.phase === 'awaiting-brand')
@@ -96,7 +102,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
     if (
       (status.phase === 'share-pending' || status.phase === 'awaiting-dca') &&
       state.decisionDeadline !== undefined &&
-      !books.hasAction('decision-overdue')
+      !books.hasAction(overdueKey(status.phase, ctx.spec()))
     )
       return state.decisionDeadline;
     return undefined;
@@ -104,16 +110,21 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
 
   const onDeadline = () => {
     if (status.phase !== 'share-pending' && status.phase !== 'awaiting-dca') return;
-    if (state.decisionDeadline === undefined || books.hasAction('decision-overdue')) return;
+    const specLifecycle = ctx.spec();
+    if (state.decisionDeadline === undefined || books.hasAction(overdueKey(status.phase, specLifecycle)))
+      return;
     const what = table[status.phase].waitsFor;
-    audit('timer', 'decision-overdue', what);
-    books.setAction(
-      'decision-overdue',
-      'contact the upstream partner / DCA',
-      `no decision by ${new Date(state.decisionDeadline).toISOString()}: ${what}`,
-    );
+    const overdue = overdueAction(status.phase, specLifecycle, {
+      deadline: state.decisionDeadline,
+      waitsFor: what,
+      partner: status.sharing?.upstreamCnpId ?? status.upstreamCnpId,
+    });
+    audit('timer', overdue.key, what);
+    books.setAction(overdue.key, overdue.action, overdue.reason);
   };
 
+  // Whether this run decides on what the spec documents: asked first, so the message handlers know.
+  ctx.spec();
   try {
     // Events the ingress parked for this campaign before the workflow existed. Claimed on every run.
     await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference));
