@@ -1,4 +1,4 @@
-/** `tcr campaign create|resubmit|share|approve-fee|cancel|acknowledge`. */
+/** `tcr campaign create|resubmit|share|approve-fee|confirm-dca|cancel|acknowledge`. */
 import { userInfo } from 'node:os';
 import { campaignStatusQuery } from '../contracts/campaign.js';
 import { campaignWorkflowId } from '../contracts/ids.js';
@@ -8,6 +8,7 @@ import {
   CampaignOrderValidationError,
   campaignHandle,
   cancelCampaign,
+  confirmCampaignDca,
   parseCampaignOrder,
   resubmitCampaign,
   shareCampaignWith,
@@ -17,6 +18,7 @@ import {
   StrictAcknowledgeRequestSchema as AcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema as ApproveFeeRequestSchema,
   StrictCampaignCancelRequestSchema as CampaignCancelRequestSchema,
+  StrictConfirmDcaCompleteRequestSchema as ConfirmDcaCompleteRequestSchema,
   StrictResubmitRequestSchema as ResubmitRequestSchema,
   StrictShareWithRequestSchema as ShareWithRequestSchema,
 } from '../orders/request-schemas.js';
@@ -147,6 +149,38 @@ export const campaignApproveFee: CliCommand = actionCommand({
   done: 'fee approved',
 });
 
+const confirmDcaHelp = `tcr campaign confirm-dca REF [--by NAME] [--note TEXT]: confirm that the DCA accepted the campaign
+
+For a campaign in awaiting-dca (its share ACCEPTED by a CSP partner) whose CAMPAIGN_DCA_COMPLETE
+never came (needs-action dca-unconfirmed): check the campaign in the registry portal first. If it
+shows as accepted by the DCA, confirm it here: the workflow reads the share (still ACCEPTED) and the
+campaign runs. A second confirmation changes nothing.
+
+Options:
+  --by NAME            who confirms (default: $USER, else the login name)
+  --note TEXT          what was seen (e.g. "portal: accepted by SINCH on 2026-11-27")
+  --json               print the operation outcome as JSON
+${connectionHelp}`;
+
+export const campaignConfirmDca: CliCommand = actionCommand({
+  kind: 'campaign',
+  summary: "confirm a campaign's DCA acceptance seen in the registry portal",
+  help: confirmDcaHelp,
+  options: { by: { type: 'string' }, note: { type: 'string' } },
+  schema: ConfirmDcaCompleteRequestSchema,
+  source: 'confirm-dca',
+  input({ values }, ctx) {
+    const by = values.by ?? ctx.env.USER ?? ctx.env.LOGNAME ?? userInfo().username;
+    return {
+      confirmedBy: required(by, '--by', confirmDcaHelp),
+      ...(values.note !== undefined ? { note: values.note } : {}),
+    };
+  },
+  update: 'confirmDcaComplete',
+  send: confirmCampaignDca,
+  done: 'DCA acceptance confirmed',
+});
+
 const cancelHelp = `tcr campaign cancel REF --reason TEXT: stop managing a campaign (final; a created campaign stays at the registry)
 
 Options:
@@ -195,6 +229,7 @@ export const campaignCommands = commandGroup('campaign', 'create and steer campa
   resubmit: campaignResubmit,
   share: campaignShare,
   'approve-fee': campaignApproveFee,
+  'confirm-dca': campaignConfirmDca,
   cancel: campaignCancel,
   acknowledge: campaignAcknowledge,
 });

@@ -20,7 +20,9 @@ import {
   acknowledgeUpdate,
   approveFeeUpdate,
   type CampaignOperationOutcome,
+  type ConfirmDcaCompleteRequest,
   cancelCampaignUpdate,
+  confirmDcaCompleteUpdate,
   type ResubmitRequest,
   resubmitUpdate,
   shareWithUpdate,
@@ -36,6 +38,7 @@ import {
   StrictAcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema,
   StrictCampaignCancelRequestSchema,
+  StrictConfirmDcaCompleteRequestSchema,
   StrictResubmitRequestSchema,
   StrictShareWithRequestSchema,
 } from './request-schemas.js';
@@ -200,6 +203,27 @@ export function acknowledgeCampaignAction(
   return campaigns.update(client, reference, acknowledgeUpdate, what, StrictAcknowledgeRequestSchema, {
     key,
   });
+}
+
+/**
+ * awaiting-dca: the operator saw in the registry portal that the DCA accepted the campaign (its
+ * CAMPAIGN_DCA_COMPLETE did not come). The workflow reads the share (still ACCEPTED) and runs it; a
+ * second call changes nothing and names the first confirmation.
+ */
+export function confirmCampaignDca(
+  client: Client,
+  reference: string,
+  request: ConfirmDcaCompleteRequest,
+): Promise<CampaignOperationOutcome> {
+  const what = 'confirmDcaComplete request';
+  return campaigns.update(
+    client,
+    reference,
+    confirmDcaCompleteUpdate,
+    what,
+    StrictConfirmDcaCompleteRequestSchema,
+    request,
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   AcknowledgeRequestSchema,
   ApproveFeeRequestSchema,
   CampaignCancelRequestSchema,
+  ConfirmDcaCompleteRequestSchema,
   ResubmitRequestSchema,
   ShareWithRequestSchema,
 } from '../contracts/campaign-requests.js';
@@ -34,3 +35,4 @@ export const StrictResubmitRequestSchema = ResubmitRequestSchema.extend({
 export const StrictShareWithRequestSchema = ShareWithRequestSchema.strict();
 export const StrictCampaignCancelRequestSchema = CampaignCancelRequestSchema.strict();
 export const StrictAcknowledgeRequestSchema = AcknowledgeRequestSchema.strict();
+export const StrictConfirmDcaCompleteRequestSchema = ConfirmDcaCompleteRequestSchema.strict();
