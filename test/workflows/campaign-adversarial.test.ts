@@ -109,6 +109,7 @@ const creationSites: CampaignCallSite[] = [
   'checkCampaignBuilder',
   'getUseCaseLimits',
   'findCampaignByReference',
+  'checkUpstreamPartner',
   'createCampaign',
   'shareCampaign',
 ];
