@@ -10,7 +10,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandStatus } from '../../src/contracts/brand.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
-import { brandRegistration, waitForStatus, withWorkers } from '../fixtures/workflow-harness.js';
+import {
+  brandRegistration,
+  recordHistory,
+  waitForStatus,
+  withWorkers,
+} from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 let env: TestWorkflowEnvironment;
@@ -56,6 +61,7 @@ describe('a sole proprietor is ready when the campaign builder supports SOLE_PRO
         expect(ready.identityStatus).toBe('SELF_DECLARED');
         const transition = ready.audit.entries.find((e) => e.event === 'phase' && e.to === 'ready');
         expect(transition?.detail).toMatch(/campaign builder/);
+        if (notYet === 200) await recordHistory(handle, 'brand-sole-proprietor-builder');
       });
     });
 

@@ -12,6 +12,7 @@ import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
   publicProfitRegistration,
+  recordHistory,
   waitForStatus,
   withWorkers,
 } from '../fixtures/workflow-harness.js';
@@ -77,6 +78,7 @@ describe('awaiting-contact-verification has a deadline', () => {
       expect(keys(quiet)).toEqual([]);
       await env.sleep('1 day');
       await waitForStatus(handle, (s) => keys(s).includes('contact-verification-overdue'));
+      await recordHistory(handle, 'brand-contact-overdue-acknowledged');
     });
   });
 });
@@ -100,6 +102,7 @@ describe('awaiting-sole-proprietor-verification has a deadline', () => {
       await env.sleep('3 days');
       const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
       expect(keys(ready)).toEqual([]);
+      await recordHistory(handle, 'brand-sole-proprietor-overdue-then-ready');
     });
   });
 });
