@@ -95,21 +95,35 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
   const checkPartner = async (
     upstreamCnpId: string,
     reuse: boolean,
-  ): Promise<UpstreamPartnerCheck | undefined> => {
+  ): Promise<CallResult<UpstreamPartnerCheck>> => {
     const known = status.partner;
-    if (reuse && known?.upstreamCnpId === upstreamCnpId && known.listed) return known;
+    if (reuse && known?.upstreamCnpId === upstreamCnpId && known.listed) return { ok: true, value: known };
     const got = await read('check upstream partner', () =>
       reads.checkUpstreamPartner({ account, upstreamCnpId }),
     );
-    if (!got.ok) return undefined;
-    status.partner = got.value;
-    return got.value;
+    if (got.ok) status.partner = got.value;
+    return got;
   };
 
   /**
-   * Reads the share and applies it. An ACCEPTED one asks first whether its partner is a DCA (spec:
-   * "once a DCA accepts, the campaign may run"). False on a fault.
+   * Applies the registry's share. An ACCEPTED one asks first whether its partner is a DCA (spec:
+   * "once a DCA accepts, the campaign may run"). False on a fault (nothing applied).
    */
+  const applySharingChecked = async (
+    record: SharingSnapshot | null,
+    cause: AuditCause,
+  ): Promise<{ ok: true } | { ok: false; failure: RegistryFailure }> => {
+    let partnerIsDca: boolean | undefined;
+    if (record?.sharingStatus === 'ACCEPTED' && status.phase !== 'running' && spec()) {
+      const partner = await checkPartner(record.upstreamCnpId || status.upstreamCnpId, true);
+      if (!partner.ok) return partner;
+      partnerIsDca = partner.value.dca;
+    }
+    applySharing(record, cause, partnerIsDca);
+    return { ok: true };
+  };
+
+  /** Reads the share and applies it (`applySharingChecked`). */
   const readAndApplySharing = async (
     cause: AuditCause,
   ): Promise<{ ok: true; record: SharingSnapshot | null } | { ok: false }> => {
@@ -117,21 +131,15 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     const sharing = await read('read campaign sharing', () =>
       reads.getCampaignSharing({ account, campaignId }),
     );
-    if (!sharing.ok) return { ok: false };
-    let partnerIsDca: boolean | undefined;
-    if (sharing.value?.sharingStatus === 'ACCEPTED' && status.phase !== 'running' && spec()) {
-      const partner = await checkPartner(sharing.value.upstreamCnpId || status.upstreamCnpId, true);
-      if (!partner) return { ok: false };
-      partnerIsDca = partner.dca;
-    }
-    applySharing(sharing.value, cause, partnerIsDca);
+    if (!sharing.ok || !(await applySharingChecked(sharing.value, cause)).ok) return { ok: false };
     return { ok: true, record: sharing.value };
   };
 
   /** Before any money: the order's partner must be one the registry lists. */
   const partnerListed = async (cause: AuditCause): Promise<boolean | 'fault'> => {
-    const partner = await checkPartner(status.upstreamCnpId, false);
-    if (!partner) return 'fault';
+    const checked = await checkPartner(status.upstreamCnpId, false);
+    if (!checked.ok) return 'fault';
+    const partner = checked.value;
     if (partner.listed) {
       books.clearAction('partner');
       return true;
@@ -273,8 +281,8 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
         );
         status.upstreamCnpId = partner;
       }
-      applySharing(existing.value, cause);
-      return { kind: 'done' };
+      const applied = await applySharingChecked(existing.value, cause);
+      return applied.ok ? { kind: 'done' } : { kind: 'failed', failure: applied.failure };
     }
     const call = await guarded.call('share campaign', () =>
       writes.shareCampaign({ account, campaignId, upstreamCnpId }),
@@ -339,7 +347,7 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     }
     if (sharing.value.upstreamCnpId) status.upstreamCnpId = sharing.value.upstreamCnpId;
     books.clearAction('share');
-    applySharing(sharing.value, cause);
+    await applySharingChecked(sharing.value, cause);
   };
 
   /** Set while an adopted campaign's first reconciliation runs: the list's record is that fresh. */
