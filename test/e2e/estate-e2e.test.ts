@@ -26,6 +26,7 @@ import { brandWorkflowId, campaignWorkflowId } from '../../src/contracts/ids.js'
 import { AccountKey } from '../../src/contracts/search-attributes.js';
 import { contactVerificationRequired } from '../../src/registry/rules.js';
 import type { EntityType } from '../../src/registry/schemas.js';
+import { cnpById } from '../../src/simulator/reference-data.js';
 import { createWorkers, registryResolver } from '../../src/workers/create-workers.js';
 import { ensureSweepSchedule } from '../../src/workers/sweep-schedule.js';
 import { tcr } from '../cli/support.js';
@@ -55,14 +56,20 @@ function expectedBrandPhase(b: BrandRecord, now: Date): string {
   return 'ready';
 }
 
-/** The phase a campaign's record and share put it in. */
-function expectedCampaignPhase(c: CampaignRecord, share: { sharingStatus: string } | null): string {
+/**
+ * The phase a campaign's record and share put it in. An ACCEPTED share runs when its partner is a DCA
+ * (spec: "once a DCA accepts, the campaign may run"); a CSP's waits in awaiting-dca for
+ * CAMPAIGN_DCA_COMPLETE or the operator (mnoOperationStatus, a simulator extra, decides nothing).
+ */
+function expectedCampaignPhase(
+  c: CampaignRecord,
+  share: { sharingStatus: string; upstreamCnpId?: string | null } | null,
+): string {
   if (c.status === 'EXPIRED') return 'expired';
   if (!share) return 'sharing';
   if (share.sharingStatus === 'PENDING') return 'share-pending';
   if (share.sharingStatus === 'DECLINED') return 'share-declined';
-  const registered = Object.values(c.mnoOperationStatus ?? {}).includes('REGISTERED');
-  return registered ? 'running' : 'awaiting-dca';
+  return cnpById(share.upstreamCnpId ?? '')?.dca ? 'running' : 'awaiting-dca';
 }
 
 async function eventually<T>(
@@ -228,7 +235,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     const unshared: CampaignRecord[] = [];
     for (const c of campaigns) {
       const share = (await get(`/campaign/${c.campaignId}/sharing`)) as {
-        sharedByMe: { sharingStatus: string } | null;
+        sharedByMe: { sharingStatus: string; upstreamCnpId: string | null } | null;
       };
       const expected = expectedCampaignPhase(c, share.sharedByMe);
       campaignPhases.add(expected);
