@@ -8,7 +8,9 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
 import type { BrandStatus } from '../../src/contracts/brand.js';
+import { deriveBrandPhase } from '../../src/workflows/brand/derive.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
@@ -36,6 +38,28 @@ const soleProprietor = () =>
 
 const waitingWithPoll = (s: BrandStatus) =>
   s.phase === 'awaiting-sole-proprietor-verification' && s.waitingFor?.nextPollAt !== undefined;
+
+describe('the decision: a SELF_DECLARED sole proprietor is ready exactly when the builder supports it', () => {
+  const record = (mobilePhoneVerifiedDate: string | null | undefined): BrandSnapshot => ({
+    brandId: 'B1',
+    entityType: 'SOLE_PROPRIETOR',
+    status: 'ACTIVE',
+    identityStatus: 'SELF_DECLARED',
+    ...(mobilePhoneVerifiedDate !== undefined ? { mobilePhoneVerifiedDate } : {}),
+    optionalAttributes: {},
+  });
+  for (const phone of [undefined, null, '2026-11-01T00:00:00.000Z'])
+    for (const supported of [false, true])
+      it(`mobilePhoneVerifiedDate ${phone}, builder supports ${supported}`, () => {
+        const { phase } = deriveBrandPhase(record(phone), {
+          entityType: 'SOLE_PROPRIETOR',
+          appealPending: false,
+          now: Date.parse('2026-11-28T00:00:00Z'),
+          soleProprietorSupported: supported,
+        });
+        expect(phase).toBe(supported ? 'ready' : 'awaiting-sole-proprietor-verification');
+      });
+});
 
 describe('a sole proprietor is ready when the campaign builder supports SOLE_PROPRIETOR', () => {
   for (const notYet of [200, 400, 404] as const)
