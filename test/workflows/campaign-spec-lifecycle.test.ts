@@ -269,6 +269,40 @@ describe('repeated events after an acknowledgement', () => {
     await recordHistory(handle, 'campaign-spec-nudge-again');
   });
 
+  it('what raised a nudge survives continue-as-new: acknowledged in the next run, the same nudge raises it again', async () => {
+    const { reference, handle } = await orderBenchCampaign(bench, brandReference, {
+      upstreamCnpId: 'CSPUPSTREAM',
+      workflowOptions: { decisionDeadlineMs: DECISION_DEADLINE_MS, continueAsNewAtHistoryLength: 60 },
+    });
+    handles.push(handle);
+    const pending = await idleIn(reference, 'share-pending');
+    const campaignId = pending.campaignId!;
+    const nudge = {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId,
+      campaignReferenceId: reference,
+      nudgeIntent: 'VERIFY',
+    };
+    await deliver(handle, nudge);
+    for (let i = 0; i < 12; i++)
+      await deliver(handle, {
+        eventType: 'CAMPAIGN_UPDATE',
+        campaignId,
+        campaignReferenceId: reference,
+        description: `u${i}`,
+      });
+    const next = await waitForIdle(reference, (s) => s.runs >= 2 && keys(s).includes('nudge-VERIFY'));
+    await deliver(handle, nudge); // still a duplicate in the new run
+    expect((await idleIn(reference, 'share-pending')).deliveries.duplicates).toBe(
+      next.deliveries.duplicates + 1,
+    );
+
+    await acknowledgeCampaignAction(env.client, reference, 'nudge-VERIFY');
+    await deliver(handle, nudge);
+    const again = await waitForIdle(reference, (s) => keys(s).includes('nudge-VERIFY'));
+    expect(again.nudges.filter((n) => n.nudgeIntent === 'VERIFY')).toHaveLength(2);
+  });
+
   it('a second identical suspension after an acknowledgement raises needs-action again', async () => {
     const { reference, handle } = await order('CSPUPSTREAM');
     const pending = await idleIn(reference, 'share-pending');
