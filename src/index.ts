@@ -73,10 +73,12 @@ export type {
   CampaignWorkflow,
   CampaignWorkflowInput,
   CampaignWorkflowOptions,
+  DcaConfirmation,
   MnoView,
   Nudge,
   ShareAttempt,
   Suspension,
+  UpstreamPartnerCheck as CampaignUpstreamPartnerCheck,
 } from './contracts/campaign.js';
 export { CAMPAIGN_WORKFLOW_TYPE, campaignStatusQuery, terminalCampaignPhases } from './contracts/campaign.js';
 export {
@@ -85,7 +87,9 @@ export {
   acknowledgeUpdate,
   approveFeeUpdate,
   type CampaignCancelRequest,
+  type ConfirmDcaCompleteRequest,
   cancelCampaignUpdate,
+  confirmDcaCompleteUpdate,
   type ResubmitRequest,
   resubmitUpdate,
   type ShareWithRequest,
@@ -96,6 +100,7 @@ export {
   ApproveFeeRequestSchema,
   CampaignCancelRequestSchema,
   CampaignContentSchema,
+  ConfirmDcaCompleteRequestSchema,
   ResubmitRequestSchema,
   ShareWithRequestSchema,
 } from './contracts/campaign-requests.js';
@@ -175,6 +180,7 @@ export {
   type CampaignWorkflowHandle,
   campaignHandle,
   cancelCampaign,
+  confirmCampaignDca,
   getCampaignStatus,
   parseCampaignOrder,
   resubmitCampaign,

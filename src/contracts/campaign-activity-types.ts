@@ -4,7 +4,6 @@
  */
 import type { CampaignCreation, CampaignUpdate } from '../registry/schemas.js';
 import type { AccountInput } from './activity-types.js';
-import type { UpstreamPartnerCheck } from './campaign.js';
 
 /** Per-MNO metadata as the registry returns it at creation (spec, "Campaign MNO metadata"). */
 export interface MnoMetadataRecord {
@@ -95,6 +94,17 @@ export interface CampaignCreatedResult {
   campaignId: string;
   mnoMetadata: Record<string, MnoMetadataRecord>;
   alreadyExisted: boolean;
+}
+
+/** Whether the upstream partner is listed at the registry, and whether it is a DCA. */
+export interface UpstreamPartnerCheck {
+  upstreamCnpId: string;
+  /** Its id occurs in `GET /enum/cnp` (as a string value or object key anywhere) or `GET /enum/dca`. */
+  listed: boolean;
+  /** Its id is a DCA record's `id` in `GET /enum/dca`. */
+  dca: boolean;
+  /** When the lists that answered were read from the registry (ISO 8601). */
+  checkedAt: string;
 }
 
 export interface CampaignIdInput extends AccountInput {

@@ -10,7 +10,9 @@ import type { CampaignCreation } from '../registry/schemas.js';
 import type { AuditTrail } from './audit.js';
 import type { BackoffSchedule } from './backoff.js';
 import type { OperatorAction, WaitingFor } from './brand.js';
-import type { CampaignSnapshot, MnoMetadataRecord } from './campaign-activity-types.js';
+import type { CampaignSnapshot, MnoMetadataRecord, UpstreamPartnerCheck } from './campaign-activity-types.js';
+
+export type { UpstreamPartnerCheck } from './campaign-activity-types.js';
 
 export type CampaignPhase =
   /** Waiting until the brand workflow is 'ready' and the registry confirms it. */
@@ -94,17 +96,6 @@ export interface ShareAttempt {
   explanation?: string;
   sharedDate?: string;
   statusDate?: string;
-}
-
-/** Whether the upstream partner is listed at the registry, and whether it is a DCA. */
-export interface UpstreamPartnerCheck {
-  upstreamCnpId: string;
-  /** Its id occurs in `GET /enum/cnp` (as a string value or object key anywhere) or `GET /enum/dca`. */
-  listed: boolean;
-  /** Its id is a DCA record's `id` in `GET /enum/dca`. */
-  dca: boolean;
-  /** When the lists that answered were read from the registry (ISO 8601). */
-  checkedAt: string;
 }
 
 /** Who confirmed that all DCAs accepted the campaign (seen in the registry portal), when, and why. */

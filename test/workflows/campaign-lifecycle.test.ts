@@ -3,7 +3,6 @@
  * client and the real activities. Time only skips in `env.sleep` (and while awaiting a result), so
  * each test controls exactly when a reconciliation poll or deadline fires.
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignPhase, CampaignStatus } from '../../src/contracts/campaign.js';
@@ -24,6 +23,7 @@ import {
   orderBenchBrand,
   orderBenchCampaign,
   qualifyingCampaign,
+  refusedUpdate,
   startCampaignBench,
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
@@ -78,15 +78,6 @@ async function fees(campaignId?: string) {
 async function campaignsAtRegistry(reference: string) {
   const page = await bench.registry.listCampaigns({ referenceId: reference });
   return page.records.filter((c) => c.referenceId === reference);
-}
-
-async function refusedUpdate(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
-  return String((error as WorkflowUpdateFailedError).cause?.message ?? '');
 }
 
 describe('campaign order validation', () => {

@@ -10,7 +10,6 @@
  * - an upstream partner the registry does not list is refused before the billed creation;
  * - an identical nudge or suspension after the operator acknowledged the first raises it again.
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignPhase, CampaignStatus } from '../../src/contracts/campaign.js';
@@ -26,6 +25,7 @@ import {
   deliver,
   orderBenchBrand,
   orderBenchCampaign,
+  refusedUpdate,
   startCampaignBench,
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
@@ -92,15 +92,6 @@ async function accepted(upstreamCnpId: string) {
   await bench.control.acceptShare(campaignId);
   await deliver(handle, { eventType: 'CAMPAIGN_SHARE_ACCEPT', campaignId, campaignReferenceId: reference });
   return { reference, handle, campaignId };
-}
-
-async function refusedUpdate(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
-  return String((error as WorkflowUpdateFailedError).cause?.message ?? '');
 }
 
 describe('DCA acceptance as the spec documents it', () => {
