@@ -23,9 +23,9 @@ import type {
 } from '../contracts/activity-types.js';
 import type { CallOptions, RegistryClient } from '../registry/client.js';
 import { RegistryAbortedError } from '../registry/errors.js';
+import { clientOf, type RegistryClientResolver } from './client-of.js';
 import { mapRegistryErrors } from './failures.js';
 import { attemptCallOptions } from './heartbeat.js';
-import { clientOf, type RegistryClientResolver } from './registry-activities.js';
 
 /** The registry client calls this module makes (tests pass a fake). */
 export type ReferenceListClient = Pick<
@@ -332,10 +332,32 @@ function offerOf(
         : `vetting provider ${evpId} does not support importing vets (vettingInstruction importVet.supported is false)`;
   else if (supported === 'unknown')
     reason = `vetting provider ${evpId}'s vettingInstruction does not say whether it supports ${what}; the registry decides`;
+  else if (!vettingClass) reason = `vetting provider ${evpId} supports ${what}`;
   else if (classOffered === 'unknown')
     reason = `vetting provider ${evpId} supports ${what}; its classes are not listed, the registry decides on the class`;
   else reason = `vetting provider ${evpId} offers ${vettingClass} and supports ${what}`;
-  return { known: true, classOffered, supported, reason, checkedAt };
+  return {
+    known: true,
+    classOffered,
+    supported,
+    reason,
+    checkedAt,
+    ...(provider.vettingClasses ? { vettingClasses: provider.vettingClasses } : {}),
+  };
+}
+
+/**
+ * What `records` (an `/enum/extVettingProvider` body as the registry sent it) say about ordering or
+ * importing a vet: the same reading as the cache's, for callers holding a list (test doubles).
+ */
+export function vettingProviderOfferIn(
+  records: unknown[],
+  evpId: string,
+  vettingClass: string | null | undefined,
+  kind: 'order' | 'import',
+  readAt: number,
+): VettingProviderOffer {
+  return offerOf(vettingProvidersOf(records).get(evpId), evpId, vettingClass, kind, readAt);
 }
 
 const sharedLists = new WeakMap<RegistryClientResolver, ReferenceLists>();

@@ -6,22 +6,21 @@
  * in the client's rate limiter and aborts its HTTP request. Workers wrap these maps in `withHeartbeat`.
  */
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import {
-  type BrandSnapshot,
-  type RegistryActivities,
-  RegistryFailureTypes,
-  type RegistryReadActivities,
-  type RegistryWriteActivities,
-  type VetRecord,
+import type {
+  BrandSnapshot,
+  RegistryActivities,
+  RegistryReadActivities,
+  RegistryWriteActivities,
+  VetRecord,
 } from '../contracts/activity-types.js';
 import type { RegistryClient } from '../registry/client.js';
-import type { Brand, ExternalVet } from '../registry/schemas.js';
+import type { Brand, ExternalVet, VetOrder } from '../registry/schemas.js';
+import { clientOf, type RegistryClientResolver } from './client-of.js';
 import { mapRegistryErrors } from './failures.js';
 import { attemptCallOptions } from './heartbeat.js';
+import { vettingProviderOfferActivity } from './reference-lists.js';
 
-/** Resolves an account name to its client; undefined for an account the worker does not serve. */
-export type RegistryClientResolver = (account: string) => RegistryClient | undefined;
+export { clientOf, type RegistryClientResolver } from './client-of.js';
 
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -59,18 +58,6 @@ function currentAttempt(): number {
   }
 }
 
-/** The account's registry client; a non-retryable failure when this worker has no such account. */
-export function clientOf(resolve: RegistryClientResolver, account: string): RegistryClient {
-  const client = resolve(account);
-  if (!client)
-    throw ApplicationFailure.create({
-      message: `this worker has no configuration for CSP account "${account}"`,
-      type: RegistryFailureTypes.unknownAccount,
-      nonRetryable: true,
-    });
-  return client;
-}
-
 export function createRegistryReadActivities(resolve: RegistryClientResolver): RegistryReadActivities {
   return {
     getBrand: ({ account, brandId }) =>
@@ -85,6 +72,7 @@ export function createRegistryReadActivities(resolve: RegistryClientResolver): R
         );
         return brand ? brandSnapshot(brand) : null;
       }),
+    vettingProviderOffer: vettingProviderOfferActivity(resolve),
     listExternalVets: ({ account, brandId }) =>
       mapRegistryErrors(async () =>
         (await clientOf(resolve, account).listExternalVets(brandId, attemptCallOptions())).map(vetRecord),
@@ -123,7 +111,7 @@ export function createRegistryWriteActivities(resolve: RegistryClientResolver): 
       ),
     appealBrand: ({ account, brandId, appeal }) =>
       mapRegistryErrors(() => clientOf(resolve, account).appealBrand(brandId, appeal, attemptCallOptions())),
-    orderExternalVet: ({ account, brandId, evpId, vettingClass, adoptInProgress }) =>
+    orderExternalVet: ({ account, brandId, evpId, vettingClass, adoptInProgress, politicalPayload }) =>
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
         const opts = attemptCallOptions();
@@ -145,6 +133,9 @@ export function createRegistryWriteActivities(resolve: RegistryClientResolver): 
             {
               evpId,
               vettingClass: vettingClass as 'STANDARD' | 'ENHANCED' | 'POLITICAL',
+              ...(politicalPayload
+                ? { politicalPayload: politicalPayload as VetOrder['politicalPayload'] }
+                : {}),
             },
             opts,
           ),

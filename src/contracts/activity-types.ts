@@ -75,6 +75,11 @@ export interface RegistryReadActivities {
    * network failures throw and are retried like other reads. A sole proprietor's readiness.
    */
   brandUseCaseSupport(input: BrandInput & { usecase: string }): Promise<UseCaseSupportAnswer>;
+  /**
+   * What the provider's `/enum/extVettingProvider` record says about ordering or importing a vet
+   * (the worker's cached list: src/activities/reference-lists.ts). Asked before a vet costs money.
+   */
+  vettingProviderOffer: ReferenceListActivities['vettingProviderOffer'];
 }
 
 /**
@@ -93,7 +98,13 @@ export interface RegistryWriteActivities {
    * instead of ordering another.
    */
   orderExternalVet(
-    input: BrandInput & { evpId: string; vettingClass: string; adoptInProgress?: boolean },
+    input: BrandInput & {
+      evpId: string;
+      vettingClass: string;
+      adoptInProgress?: boolean;
+      /** A POLITICAL order's additional payload (a JSON object), sent in the order's body. */
+      politicalPayload?: Record<string, unknown>;
+    },
   ): Promise<VetRecord>;
   importExternalVet(
     input: BrandInput & { evpId: string; vettingId: string; vettingToken?: string },
@@ -124,6 +135,8 @@ export interface VettingProviderOffer {
   reason: string;
   /** When the list that answered was read from the registry (ISO 8601). */
   checkedAt: string;
+  /** The provider's `vettingClasses`, when its record lists them. */
+  vettingClasses?: string[];
 }
 
 /**

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type {
   AppealSchema,
   BrandUpdateSchema,
-  VetImportSchema,
+  VetImportRequestSchema,
   VetOrderSchema,
 } from '../registry/schemas.js';
 import type { BrandPhase } from './brand.js';
@@ -26,7 +26,7 @@ export interface CorrectBrandRequest {
 }
 export type AppealRequest = z.input<typeof AppealSchema>;
 export type OrderVetRequest = z.input<typeof VetOrderSchema>;
-export type ImportVetRequest = z.input<typeof VetImportSchema>;
+export type ImportVetRequest = z.input<typeof VetImportRequestSchema>;
 export interface CancelRequest {
   reason: string;
 }

@@ -5,7 +5,12 @@
  * never this module: see request-checks.ts for why.
  */
 import { z } from 'zod';
-import { AppealSchema, BrandUpdateSchema, VetImportSchema, VetOrderSchema } from '../registry/schemas.js';
+import {
+  AppealSchema,
+  BrandUpdateSchema,
+  VetImportRequestSchema,
+  VetOrderSchema,
+} from '../registry/schemas.js';
 import type {
   AppealRequest,
   CancelRequest,
@@ -24,7 +29,7 @@ export const AppealRequestSchema = AppealSchema;
 
 export const OrderVetRequestSchema = VetOrderSchema;
 
-export const ImportVetRequestSchema = VetImportSchema;
+export const ImportVetRequestSchema = VetImportRequestSchema;
 
 export const CancelRequestSchema = z.object({ reason: z.string().min(1).max(1000) });
 

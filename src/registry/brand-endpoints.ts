@@ -137,9 +137,10 @@ export class RegistryBrandEndpoints extends RegistryReferenceEndpoints {
 
   /** `POST /brand/{id}/externalVetting`: order a new vet (billed by some providers; not retried on ambiguity). */
   orderExternalVet(brandId: string, order: VetOrder, opts: CallOptions = {}): Promise<ExternalVet> {
-    const body = checked('orderExternalVet', VetOrderSchema, order);
+    const { politicalPayload, ...fields } = checked('orderExternalVet', VetOrderSchema, order);
     return this.send('POST', `/brand/${segment(brandId, 'brandId')}/externalVetting`, {
-      body,
+      // A political order's payload: its members beside evpId and vettingClass (the spec shows none).
+      body: { ...politicalPayload, ...fields },
       schema: ExternalVetSchema,
       signal: opts.signal,
     });

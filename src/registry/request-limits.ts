@@ -31,6 +31,8 @@ export const REQUEST_LIMITS = {
   idLength: 255,
   /** Characters of an imported vet's token. */
   vettingToken: 2048,
+  /** Characters of a POLITICAL vet order's `politicalPayload` as JSON (the spec shows no payload). */
+  politicalPayloadChars: 16_384,
   /** Unknown fields named one by one in a refusal; the rest are counted in one more error. */
   reportedUnknownFields: 10,
 } as const;

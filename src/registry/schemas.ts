@@ -616,11 +616,40 @@ export const AppealSchema = z.object({
 export type Appeal = z.infer<typeof AppealSchema>;
 export type AppealInput = z.input<typeof AppealSchema>;
 
-/** `POST /brand/{id}/externalVetting`: order a new vet. */
-export const VetOrderSchema = z.object({
-  evpId: reqStr.max(LIMIT.idLength),
-  vettingClass: VettingClassSchema,
-});
+/**
+ * `POST /brand/{id}/externalVetting`: order a new vet. "Political vets need an additional payload: not
+ * shown": `politicalPayload`, a JSON object for POLITICAL orders only, whose members the client sends
+ * in the body beside `evpId` and `vettingClass` (which it may not redefine).
+ */
+export const VetOrderSchema = z
+  .object({
+    evpId: reqStr.max(LIMIT.idLength),
+    vettingClass: VettingClassSchema,
+    politicalPayload: z.record(z.string(), z.json()).optional(),
+  })
+  .superRefine((order, ctx) => {
+    const payload = order.politicalPayload;
+    if (payload === undefined) return;
+    if (order.vettingClass !== 'POLITICAL')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['politicalPayload'],
+        message: 'only a POLITICAL vet order takes a payload',
+      });
+    const clash = ['evpId', 'vettingClass'].filter((key) => Object.hasOwn(payload, key));
+    if (clash.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['politicalPayload'],
+        message: `may not redefine ${clash.join(', ')}`,
+      });
+    if (JSON.stringify(payload).length > LIMIT.politicalPayloadChars)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['politicalPayload'],
+        message: `at most ${LIMIT.politicalPayloadChars} characters as JSON`,
+      });
+  });
 export type VetOrder = z.infer<typeof VetOrderSchema>;
 
 /** `PUT /brand/{id}/externalVetting`: import an existing vet. */
@@ -630,6 +659,13 @@ export const VetImportSchema = z.object({
   vettingToken: reqStr.max(LIMIT.vettingToken).optional(),
 });
 export type VetImport = z.infer<typeof VetImportSchema>;
+
+/**
+ * An operator's vet import: the registry's body plus the class the operator declares, if any. The
+ * class is not sent (the spec's import body has none); the workflow checks it against the provider's
+ * classes and refuses a Political import for a 501(c)(3-6) non-profit.
+ */
+export const VetImportRequestSchema = VetImportSchema.extend({ vettingClass: VettingClassSchema.optional() });
 
 const campaignContentFields = {
   subUsecases: cappedArray(shortStr, LIMIT.subUsecases).default([]),

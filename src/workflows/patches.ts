@@ -19,6 +19,8 @@ export const PATCHES = {
   estatePagingByTotal: 'estate-paging-by-total',
   /** A sole proprietor is ready when the campaign builder supports SOLE_PROPRIETOR; brand waits have deadlines. */
   brandSpecWaits: 'brand-spec-waits',
+  /** Vet orders and imports ask the provider's /enum/extVettingProvider record first (issue 33). */
+  vetOfferCheck: 'vet-offer-check',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -285,19 +285,49 @@ export function checkAppealRequest(request: unknown): AppealRequest & { attachme
   return { ...appeal, attachmentUuids: appeal.attachmentUuids ?? [] };
 }
 
+/** A JSON value: strings, finite numbers, booleans, null, arrays and plain objects, nested at most 32 deep. */
+function isJsonValue(value: unknown, depth = 0): boolean {
+  if (depth > 32) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  if (isObject(value)) return Object.values(value).every((item) => isJsonValue(item, depth + 1));
+  return false;
+}
+
+/** A POLITICAL order's payload: a JSON object within its cap that does not redefine the order's fields. */
+function checkPoliticalPayload(issues: Issues, body: Json): void {
+  const payload = body.politicalPayload;
+  if (payload === undefined) return;
+  const path = 'politicalPayload';
+  if (!isObject(payload) || !isJsonValue(payload)) {
+    issues.push(`${path}: expected a JSON object`);
+    return;
+  }
+  if (body.vettingClass !== 'POLITICAL') issues.push(`${path}: only a POLITICAL vet order takes a payload`);
+  const clash = ['evpId', 'vettingClass'].filter((key) => Object.hasOwn(payload, key));
+  if (clash.length > 0) issues.push(`${path}: may not redefine ${clash.join(', ')}`);
+  if (JSON.stringify(payload).length > LIMIT.politicalPayloadChars)
+    issues.push(`${path}: at most ${LIMIT.politicalPayloadChars} characters as JSON`);
+}
+
 export function checkOrderVetRequest(request: unknown): OrderVetRequest {
-  return checked('vet order', request, ['evpId', 'vettingClass'], (body, issues) => {
+  return checked('vet order', request, ['evpId', 'vettingClass', 'politicalPayload'], (body, issues) => {
     checkString(issues, body.evpId, 'evpId', { max: LIMIT.idLength });
     if (!VETTING_CLASSES.includes(body.vettingClass as string))
       issues.push(`vettingClass: expected one of ${VETTING_CLASSES.join(', ')}`);
+    checkPoliticalPayload(issues, body);
   });
 }
 
 export function checkImportVetRequest(request: unknown): ImportVetRequest {
-  return checked('vet import', request, ['evpId', 'vettingId', 'vettingToken'], (body, issues) => {
+  const known = ['evpId', 'vettingId', 'vettingToken', 'vettingClass'];
+  return checked('vet import', request, known, (body, issues) => {
     checkString(issues, body.evpId, 'evpId', { max: LIMIT.idLength });
     checkString(issues, body.vettingId, 'vettingId', { max: LIMIT.idLength });
     checkString(issues, body.vettingToken, 'vettingToken', { max: LIMIT.vettingToken, optional: true });
+    if (body.vettingClass !== undefined && !VETTING_CLASSES.includes(body.vettingClass as string))
+      issues.push(`vettingClass: expected one of ${VETTING_CLASSES.join(', ')}`);
   });
 }
 

@@ -32,6 +32,7 @@ import {
   checkImportVetRequest,
   checkOrderVetRequest,
 } from '../request-checks.js';
+import { politicalAccessRefusal } from '../vet/derive.js';
 import type { BrandContext } from './context.js';
 import { brandWaitKeys, eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
@@ -109,7 +110,14 @@ export function setBrandHandlers(ctx: BrandContext) {
   setHandler(importVetUpdate, (request) => submit('importVet', request), {
     validator: (request) => {
       allowed('importVet');
-      checkImportVetRequest(request);
+      const parsed = checkImportVetRequest(request);
+      if (
+        parsed.vettingClass === 'POLITICAL' &&
+        hasPoliticalAccessByTaxStatus(status.entityType, status.optionalAttributes)
+      )
+        throw new Error(
+          `vettingClass: ${politicalAccessRefusal(status.optionalAttributes.taxExemptStatus, 'import')}`,
+        );
     },
   });
 

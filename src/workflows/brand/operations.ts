@@ -2,7 +2,8 @@
  * The brand's operator operations, run by the loop in order: correct (and revet), revet, appeal,
  * order or import a vet, cancel (which stops the brand's vets).
  */
-import { getExternalWorkflowHandle, sleep } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, patched, sleep } from '@temporalio/workflow';
+import type { VettingProviderOffer } from '../../contracts/activity-types.js';
 import type {
   AcknowledgeRequest,
   AppealRequest,
@@ -19,8 +20,10 @@ import type { OperationResult } from '../entity/loop.js';
 import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
+import { PATCHES } from '../patches.js';
+import { importIsPolitical, politicalAccessRefusal, vetOfferVerdict } from '../vet/derive.js';
 import type { BrandContext } from './context.js';
-import { vetInProgress } from './derive.js';
+import { hasPoliticalAccessByTaxStatus, vetInProgress } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
 import type { BrandSteps } from './steps.js';
 
@@ -39,6 +42,31 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
       detail: call.failure.message,
       ...(call.failure.errors.length > 0 ? { registryErrors: call.failure.errors } : {}),
     };
+  };
+
+  /**
+   * Before a vet order or import (which may cost the provider's fee): what the registry's provider list
+   * says (`vettingProviderOffer`, the worker's cached /enum/extVettingProvider). A provider not listed,
+   * a class not offered, orders or imports not supported: refused, nothing sent. What the list cannot
+   * say goes on, noted in the audit; the registry decides. Histories from before the check skip it.
+   */
+  const checkVetOffer = async (
+    evpId: string,
+    vettingClass: string | undefined,
+    kind: 'order' | 'import',
+  ): Promise<{ refused: OperationResult } | { offer?: VettingProviderOffer }> => {
+    if (!patched(PATCHES.vetOfferCheck)) return {};
+    const read = await guarded.read('check vetting provider', () =>
+      reads.vettingProviderOffer({ account, evpId, kind, ...(vettingClass ? { vettingClass } : {}) }),
+    );
+    if (!read.ok) return { refused: refusedBy('check vetting provider', read) };
+    const verdict = vetOfferVerdict(read.value);
+    if (verdict.refused !== undefined) {
+      audit('operator', 'vet-refused', verdict.refused);
+      return { refused: { outcome: 'refused', detail: verdict.refused } };
+    }
+    if (verdict.note !== undefined) audit('operator', 'vet-offer-unknown', verdict.note);
+    return { offer: read.value };
   };
 
   const revet = async (): Promise<OperationResult> => {
@@ -143,14 +171,34 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
       }
       case 'orderVet': {
         const order = acceptedRequest<OrderVetRequest>(op);
+        const checked = await checkVetOffer(order.evpId, order.vettingClass, 'order');
+        if ('refused' in checked) return checked.refused;
         const vet = await startVet(
-          { mode: 'order', evpId: order.evpId, vettingClass: order.vettingClass },
+          {
+            mode: 'order',
+            evpId: order.evpId,
+            vettingClass: order.vettingClass,
+            ...(order.politicalPayload ? { politicalPayload: order.politicalPayload } : {}),
+            ...(checked.offer ? { offerChecked: true } : {}),
+          },
           'operator',
         );
         return { outcome: 'done', ids: { vetSeq: String(vet.seq), vetWorkflowId: vet.workflowId } };
       }
       case 'importVet': {
         const imp = acceptedRequest<ImportVetRequest>(op);
+        const checked = await checkVetOffer(imp.evpId, imp.vettingClass, 'import');
+        if ('refused' in checked) return checked.refused;
+        if (
+          checked.offer &&
+          importIsPolitical(imp.vettingClass, checked.offer) &&
+          hasPoliticalAccessByTaxStatus(status.entityType, status.optionalAttributes)
+        ) {
+          const refusal = politicalAccessRefusal(status.optionalAttributes.taxExemptStatus, 'import');
+          const detail = imp.vettingClass ? refusal : `${refusal} (${imp.evpId} lists only POLITICAL vets)`;
+          audit('operator', 'vet-refused', detail);
+          return { outcome: 'refused', detail };
+        }
         const vet = await startVet(
           {
             mode: 'import',

@@ -1,5 +1,5 @@
 /** The vet workflow's decisions as plain functions (no workflow API). */
-import type { VetRecord } from '../../contracts/activity-types.js';
+import type { VetRecord, VettingProviderOffer } from '../../contracts/activity-types.js';
 import type { VetState } from '../../contracts/brand.js';
 import type { VetProgress } from '../../contracts/vet.js';
 
@@ -71,4 +71,33 @@ export function progressFromRecord(
   cause: VetProgress['cause'],
 ): VetProgress {
   return { ...current, cause, state: vetStateOf(record.vettingStatus), ...vetRecordFields(record) };
+}
+
+/**
+ * What a provider's offer (`vettingProviderOffer`) means for an order or import about to be sent:
+ * `refused` when the registry's list says no (provider not listed, class not offered, orders or
+ * imports not supported): nothing is sent. `note` when the list cannot say (an unreadable
+ * `vettingInstruction`, no classes listed): the request goes on and the registry decides.
+ */
+export function vetOfferVerdict(offer: VettingProviderOffer): { refused?: string; note?: string } {
+  if (!offer.known || offer.classOffered === false || offer.supported === false)
+    return { refused: offer.reason };
+  // A class left open because none was asked (an import) is no doubt of the list's.
+  if (offer.supported === 'unknown' || (offer.classOffered === 'unknown' && !offer.vettingClasses))
+    return { note: offer.reason };
+  return {};
+}
+
+/**
+ * Whether an import is of a Political vet, before the registry answers: the class the operator
+ * declared, else a provider whose only listed class is POLITICAL (Campaign Verify, say).
+ */
+export function importIsPolitical(declaredClass: string | undefined, offer: VettingProviderOffer): boolean {
+  if (declaredClass) return declaredClass === 'POLITICAL';
+  return offer.vettingClasses?.length === 1 && offer.vettingClasses[0] === 'POLITICAL';
+}
+
+/** The refusal of a Political vet for a non-profit that already has Political access (spec, "Vet types"). */
+export function politicalAccessRefusal(taxExemptStatus: unknown, verb: 'request' | 'import'): string {
+  return `a NON_PROFIT with tax-exempt status ${String(taxExemptStatus)} already has Political access and may not ${verb} a Political vet`;
 }

@@ -20,6 +20,7 @@ import {
   defineQuery,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setHandler,
 } from '@temporalio/workflow';
 import type { VetRecord } from '../../contracts/activity-types.js';
@@ -35,10 +36,19 @@ import type { PhaseTable } from '../entity/phases.js';
 import { emptyFaultState, type FaultState, GuardedRegistry } from '../entity/registry-call.js';
 import { registryStubs, wakePriority } from '../entity/stubs.js';
 import { type BackoffSchedule, firstAttemptAtMax, GROWING_POLL, HOUR_MS, Wakeup } from '../entity/wait.js';
-import { matchVet, progressFromRecord, vetResultDeadline } from './derive.js';
+import { PATCHES } from '../patches.js';
+import { matchVet, progressFromRecord, vetOfferVerdict, vetResultDeadline } from './derive.js';
 
 export type VetRequest =
-  | { mode: 'order'; evpId: string; vettingClass: string }
+  | {
+      mode: 'order';
+      evpId: string;
+      vettingClass: string;
+      /** A POLITICAL order's additional payload, sent in the order's body (never in status or audit). */
+      politicalPayload?: Record<string, unknown>;
+      /** The brand asked the provider list before starting the vet (an operator's order). */
+      offerChecked?: boolean;
+    }
   | { mode: 'import'; evpId: string; vettingId: string; vettingToken?: string }
   /** A vet in progress at the registry when its brand was adopted (tcr import): followed, never ordered. */
   | { mode: 'adopt'; evpId: string; record: VetRecord };
@@ -76,6 +86,8 @@ export interface VetWorkflowState {
   deadline: number;
   /** An order was sent at least once: a retry adopts the vet in progress instead of ordering again. */
   orderSent: boolean;
+  /** The provider list allowed the order (`vettingProviderOffer`): not asked again on a retry. */
+  offerChecked?: boolean;
   stopReason?: string;
   deliveries: CarriedDelivery[];
   queue: OperationQueueState;
@@ -152,6 +164,34 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
     const request = input.request;
     // An adopted vet starts past ordering (initialVetState); it is never ordered from here.
     if (request.mode === 'adopt') return;
+    // An order the brand did not check (the enhanced-after-low-score policy's): the provider list first.
+    if (
+      request.mode === 'order' &&
+      !request.offerChecked &&
+      !state.offerChecked &&
+      patched(PATCHES.vetOfferCheck)
+    ) {
+      const read = await guarded.read('check vetting provider', () =>
+        reads.vettingProviderOffer({
+          account: input.account,
+          evpId: request.evpId,
+          vettingClass: request.vettingClass,
+          kind: 'order',
+        }),
+      );
+      if (!read.ok) return; // a fault: needs-action by the guard, tried again on the fault backoff
+      const verdict = vetOfferVerdict(read.value);
+      if (verdict.refused !== undefined)
+        return report({
+          ...view.progress,
+          state: 'rejected',
+          cause: 'start',
+          reasons: [verdict.refused],
+          detail: verdict.refused,
+        });
+      if (verdict.note !== undefined) books.audit('start', 'vet-offer-unknown', verdict.note);
+      state.offerChecked = true;
+    }
     const call =
       request.mode === 'order'
         ? await guarded.call(
@@ -160,6 +200,7 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
               writes.orderExternalVet({
                 ...target,
                 vettingClass: request.vettingClass,
+                ...(request.politicalPayload ? { politicalPayload: request.politicalPayload } : {}),
                 ...(state.orderSent ? { adoptInProgress: true } : {}),
               }),
             { billed: true },
