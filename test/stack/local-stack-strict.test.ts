@@ -1,0 +1,73 @@
+/**
+ * `tcr dev --strict`: the local stack with a simulator that answers only what the registry's spec
+ * documents (no mobilePhoneVerifiedDate, no mnoOperationStatus, no undocumented list filters) and caps
+ * every list page at 3 records whatever is asked. Every example order still reaches its documented end
+ * state, through the simulator's signed webhooks and the workflows' reads of documented fields alone.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { getBrandStatus } from '../../src/orders/brand-client.js';
+import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
+import { type LocalStack, startLocalStack } from '../../src/stack/index.js';
+import { workflowsPath } from '../../src/workers/create-workers.js';
+import { workflowBundle } from '../support/temporal-env.js';
+import { expectedEndStates, waitForEndStates } from './example-end-states.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tcr-stack-strict-'));
+let stack: LocalStack | undefined;
+
+beforeAll(async () => {
+  stack = await startLocalStack({
+    dataDir,
+    temporalPort: 0,
+    uiPort: 0,
+    simulatorPort: 0,
+    ingressPort: 0,
+    codecPort: 0,
+    timeScale: 3600,
+    strict: true,
+    maxRecordsPerPage: 3,
+    workflowBundle: await workflowBundle(workflowsPath),
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+it('brings every example to its documented end state against the strict registry', async () => {
+  const s = stack!;
+  await s.examples?.done;
+  expect(await waitForEndStates(s, 150_000)).toEqual(expectedEndStates);
+
+  // The sole proprietor is ready from what the spec documents: the registry still reports it
+  // SELF_DECLARED, and the strict registry has no mobile-verification field.
+  const sole = await getBrandStatus(s.client, 'bright-minds-tutoring');
+  expect(sole.identityStatus).toBe('SELF_DECLARED');
+  const answered = await fetch(`${s.urls.simulatorApi}/brand/${sole.brandId}`, {
+    headers: { authorization: `Basic ${Buffer.from('local-api-key:local-api-secret').toString('base64')}` },
+  }).then((r) => r.json() as Promise<Record<string, unknown>>);
+  expect(answered).toMatchObject({ brandId: sole.brandId, identityStatus: 'SELF_DECLARED' });
+  expect(answered).not.toHaveProperty('mobilePhoneVerifiedDate');
+
+  // Shared with SINCH, a DCA: its acceptance is the DCA's; shared with the partner CSPUPSTREAM: the
+  // CAMPAIGN_DCA_COMPLETE webhook decided.
+  const direct = await getCampaignStatus(s.client, 'acme-account-notifications');
+  expect(direct.sharing).toMatchObject({ upstreamCnpId: 'SINCH', sharingStatus: 'ACCEPTED' });
+  const viaPartner = await getCampaignStatus(s.client, 'globex-delivery-updates');
+  expect(viaPartner.sharing).toMatchObject({ upstreamCnpId: 'CSPUPSTREAM', sharingStatus: 'ACCEPTED' });
+  expect(viaPartner.dcaComplete).toBe(true);
+  expect(viaPartner.needsAction).toEqual([]);
+
+  const fees = (await s.control.ledger()).filter((e) => e.kind === 'CAMPAIGN_REGISTRATION');
+  expect(fees.map((e) => e.campaignId).sort()).toEqual(
+    [
+      direct.campaignId,
+      viaPartner.campaignId,
+      (await getCampaignStatus(s.client, 'riverside-volunteer-alerts')).campaignId,
+    ].sort(),
+  );
+}, 240_000);
