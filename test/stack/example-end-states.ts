@@ -1,10 +1,33 @@
 /**
  * The documented end states of the bundled example orders (docs/local-stack.md, "Example orders"), and
- * a wait for a local stack's workflows to reach them. Shared by the default and the strict stack tests.
+ * a wait for a local stack's workflows to reach them, and the stack the tests start. Shared by the default and the strict stack tests.
  */
 import { getBrandStatus } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
-import type { LocalStack } from '../../src/stack/index.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../src/stack/index.js';
+import { workflowsPath } from '../../src/workers/create-workers.js';
+import { workflowBundle } from '../support/temporal-env.js';
+
+/**
+ * The whole local stack on free ports in `dataDir`, the simulator at 3600x (a vet decision, an hour, in
+ * one second), with `options` over that.
+ */
+export async function startTestLocalStack(
+  dataDir: string,
+  options: Partial<LocalStackOptions> = {},
+): Promise<LocalStack> {
+  return startLocalStack({
+    dataDir,
+    temporalPort: 0,
+    uiPort: 0,
+    simulatorPort: 0,
+    ingressPort: 0,
+    codecPort: 0,
+    timeScale: 3600,
+    workflowBundle: await workflowBundle(workflowsPath),
+    ...options,
+  });
+}
 
 export const brandEndStates: Record<string, string> = {
   'acme-widgets': 'ready',

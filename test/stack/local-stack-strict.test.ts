@@ -10,27 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getBrandStatus } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
-import { type LocalStack, startLocalStack } from '../../src/stack/index.js';
-import { workflowsPath } from '../../src/workers/create-workers.js';
-import { workflowBundle } from '../support/temporal-env.js';
-import { expectedEndStates, waitForEndStates } from './example-end-states.js';
+import type { LocalStack } from '../../src/stack/index.js';
+import { expectedEndStates, startTestLocalStack, waitForEndStates } from './example-end-states.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tcr-stack-strict-'));
 let stack: LocalStack | undefined;
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    dataDir,
-    temporalPort: 0,
-    uiPort: 0,
-    simulatorPort: 0,
-    ingressPort: 0,
-    codecPort: 0,
-    timeScale: 3600,
-    strict: true,
-    maxRecordsPerPage: 3,
-    workflowBundle: await workflowBundle(workflowsPath),
-  });
+  stack = await startTestLocalStack(dataDir, { strict: true, maxRecordsPerPage: 3 });
 }, 180_000);
 
 afterAll(async () => {

@@ -27,7 +27,6 @@ import {
   formatChange,
   type LocalStack,
   type ProgressChange,
-  startLocalStack,
 } from '../../src/stack/index.js';
 import { projectRoot, temporalCliPath } from '../../src/toolchain/paths.js';
 import { workflowsPath } from '../../src/workers/create-workers.js';
@@ -41,7 +40,7 @@ import {
 import { workflowBundle } from '../support/temporal-env.js';
 import { Browser } from './cdp.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
-import { expectedEndStates, waitForEndStates } from './example-end-states.js';
+import { expectedEndStates, startTestLocalStack, waitForEndStates } from './example-end-states.js';
 
 // The whole local stack on free ports with a temporary data folder, the simulator at 3600x (a vet
 // decision, an hour, in one second). One stack at a time: starting it costs a dev server and a bundle.
@@ -50,17 +49,7 @@ const changes: ProgressChange[] = [];
 let stack: LocalStack | undefined;
 
 async function start(): Promise<LocalStack> {
-  return startLocalStack({
-    dataDir,
-    temporalPort: 0,
-    uiPort: 0,
-    simulatorPort: 0,
-    ingressPort: 0,
-    codecPort: 0,
-    timeScale: 3600,
-    workflowBundle: await workflowBundle(workflowsPath),
-    onProgress: (change) => changes.push(change),
-  });
+  return startTestLocalStack(dataDir, { onProgress: (change) => changes.push(change) });
 }
 
 // The personal data of the example orders (examples/brands): what no raw history, workflow id or
