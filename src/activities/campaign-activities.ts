@@ -263,10 +263,7 @@ export function createCampaignReadActivities(
         return sharing.sharedByMe ? sharingSnapshot(sharing.sharedByMe) : null;
       }),
     checkUpstreamPartner: ({ account, upstreamCnpId }) =>
-      mapRegistryErrors(async () => {
-        const check = await lists.upstreamPartner(account, upstreamCnpId, attemptCallOptions());
-        return { upstreamCnpId, listed: check.listed, dca: check.isDca, checkedAt: check.checkedAt };
-      }),
+      mapRegistryErrors(() => lists.upstreamPartner(account, upstreamCnpId, attemptCallOptions())),
   };
 }
 

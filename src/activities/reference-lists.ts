@@ -18,9 +18,9 @@
 import type {
   AccountInput,
   ReferenceListActivities,
-  UpstreamPartnerCheck,
   VettingProviderOffer,
 } from '../contracts/activity-types.js';
+import type { UpstreamPartnerCheck } from '../contracts/campaign-activity-types.js';
 import type { CallOptions, RegistryClient } from '../registry/client.js';
 import { RegistryAbortedError } from '../registry/errors.js';
 import { clientOf, type RegistryClientResolver } from './client-of.js';
@@ -264,8 +264,9 @@ export class ReferenceLists {
   ): Promise<UpstreamPartnerCheck> {
     let [dca, cnp] = await Promise.all([this.list(account, 'dca', opts), this.list(account, 'cnp', opts)]);
     const answer = (): UpstreamPartnerCheck => ({
+      upstreamCnpId: cnpId,
       listed: dca.value.has(cnpId) || cnp.value.has(cnpId),
-      isDca: dca.value.has(cnpId),
+      dca: dca.value.has(cnpId),
       checkedAt: new Date(Math.min(dca.readAt, cnp.readAt)).toISOString(),
     });
     const first = answer();
@@ -378,15 +379,6 @@ export function referenceListsFor(
 const listsOf = (source: RegistryClientResolver | ReferenceLists): ReferenceLists =>
   source instanceof ReferenceLists ? source : referenceListsFor(source);
 
-/** The activity `upstreamPartnerKnown` (a read: add it to the account's read activities). */
-export function upstreamPartnerKnownActivity(
-  source: RegistryClientResolver | ReferenceLists,
-): ReferenceListActivities['upstreamPartnerKnown'] {
-  const lists = listsOf(source);
-  return ({ account, cnpId }: AccountInput & { cnpId: string }) =>
-    mapRegistryErrors(() => lists.upstreamPartner(account, cnpId, attemptCallOptions()));
-}
-
 /** The activity `vettingProviderOffer` (a read). */
 export function vettingProviderOfferActivity(
   source: RegistryClientResolver | ReferenceLists,
@@ -403,8 +395,5 @@ export function createReferenceListActivities(
   source: RegistryClientResolver | ReferenceLists,
 ): ReferenceListActivities {
   const lists = listsOf(source);
-  return {
-    upstreamPartnerKnown: upstreamPartnerKnownActivity(lists),
-    vettingProviderOffer: vettingProviderOfferActivity(lists),
-  };
+  return { vettingProviderOffer: vettingProviderOfferActivity(lists) };
 }

@@ -113,16 +113,6 @@ export interface RegistryWriteActivities {
 
 export type RegistryActivities = RegistryReadActivities & RegistryWriteActivities;
 
-/** Whether a connectivity partner is in the registry's lists (`/enum/cnp`, `/enum/dca`). */
-export interface UpstreamPartnerCheck {
-  /** Found in `/enum/cnp` (any shape: as a string value or object key anywhere) or among the DCA ids. */
-  listed: boolean;
-  /** Among the ids of `/enum/dca`. */
-  isDca: boolean;
-  /** When the list that answered was read from the registry (ISO 8601). */
-  checkedAt: string;
-}
-
 /** What a vetting provider's `/enum/extVettingProvider` record says about ordering or importing a vet. */
 export interface VettingProviderOffer {
   /** The provider is in the list. */
@@ -141,10 +131,10 @@ export interface VettingProviderOffer {
 
 /**
  * Reads of the registry's reference lists, cached per account in the worker process
- * (src/activities/reference-lists.ts). Run on `registry-reads/{account}` like the other GETs.
+ * (src/activities/reference-lists.ts). Run on `registry-reads/{account}` like the other GETs. (The
+ * campaign's partner check is `checkUpstreamPartner`, src/contracts/campaign-activity-types.ts.)
  */
 export interface ReferenceListActivities {
-  upstreamPartnerKnown(input: AccountInput & { cnpId: string }): Promise<UpstreamPartnerCheck>;
   vettingProviderOffer(
     input: AccountInput & { evpId: string; vettingClass?: string | null; kind: 'order' | 'import' },
   ): Promise<VettingProviderOffer>;

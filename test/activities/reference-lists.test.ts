@@ -179,11 +179,11 @@ describe('reference lists: caching and refresh', () => {
 
   it('an unlisted partner in lists older than five minutes re-reads them once', async () => {
     const { lists, fake, clock } = setup();
-    expect(await lists.upstreamPartner('acme', 'NEWCNP')).toMatchObject({ listed: false, isDca: false });
+    expect(await lists.upstreamPartner('acme', 'NEWCNP')).toMatchObject({ listed: false, dca: false });
     expect(fake.calls).toMatchObject({ dca: 1, cnp: 1 });
     clock.now += 6 * MIN;
     fake.cnp = [{ cnpId: 'SINCH' }, { cnpId: 'NEWCNP' }];
-    expect(await lists.upstreamPartner('acme', 'NEWCNP')).toMatchObject({ listed: true, isDca: false });
+    expect(await lists.upstreamPartner('acme', 'NEWCNP')).toMatchObject({ listed: true, dca: false });
     expect(fake.calls).toMatchObject({ dca: 2, cnp: 2 });
     // A listed partner never re-reads before the hour.
     clock.now += 6 * MIN;
@@ -206,8 +206,8 @@ describe('reference lists: caching and refresh', () => {
     const [aegis, wmc, cv, sinch, bandwidth] = await answers;
     expect(fake.calls).toEqual({ dca: 1, cnp: 1, evp: 1 });
     expect([aegis.supported, wmc.supported, cv.supported]).toEqual([true, true, true]);
-    expect(sinch).toMatchObject({ listed: true, isDca: true });
-    expect(bandwidth).toMatchObject({ listed: true, isDca: true });
+    expect(sinch).toMatchObject({ listed: true, dca: true });
+    expect(bandwidth).toMatchObject({ listed: true, dca: true });
   });
 
   it('passes the caller signal to the read; a cancelled waiter stops waiting, the others get the list', async () => {
@@ -268,9 +268,9 @@ describe('reference lists: /enum/cnp in any shape', () => {
       fake.cnp = body;
       expect(await lists.upstreamPartner('acme', 'CSPUPSTREAM')).toMatchObject({
         listed: true,
-        isDca: false,
+        dca: false,
       });
-      expect(await lists.upstreamPartner('acme', 'NOPE')).toMatchObject({ listed: false, isDca: false });
+      expect(await lists.upstreamPartner('acme', 'NOPE')).toMatchObject({ listed: false, dca: false });
     });
   }
 
@@ -278,7 +278,7 @@ describe('reference lists: /enum/cnp in any shape', () => {
     const { lists, fake } = setup();
     fake.cnp = null;
     expect(await lists.upstreamPartner('acme', 'CSPUPSTREAM')).toMatchObject({ listed: false });
-    expect(await lists.upstreamPartner('acme', 'SINCH')).toMatchObject({ listed: true, isDca: true });
+    expect(await lists.upstreamPartner('acme', 'SINCH')).toMatchObject({ listed: true, dca: true });
   });
 });
 
@@ -357,10 +357,7 @@ describe('reference-list activities', () => {
   it('answer through the cache and map registry failures to activity failures', async () => {
     const { lists, fake } = setup();
     const activities = createReferenceListActivities(lists);
-    expect(await activities.upstreamPartnerKnown({ account: 'acme', cnpId: 'SINCH' })).toMatchObject({
-      listed: true,
-      isDca: true,
-    });
+    expect(await lists.upstreamPartner('acme', 'SINCH')).toMatchObject({ listed: true, dca: true });
     expect(
       await activities.vettingProviderOffer({
         account: 'acme',
