@@ -1,3 +1,8 @@
+import type { EntityType } from '../registry/rule-types.js';
+import {
+  contactVerificationRequired as contactVerificationRequiredAt,
+  datedContactEmailIssues,
+} from '../registry/rules.js';
 import {
   AppealSchema,
   type BrandFieldName,
@@ -14,21 +19,20 @@ import { addMonths, findBrand, paginate, parse } from './records.js';
 import type { BrandInternal, BrandRecord, IdentityStatus } from './state.js';
 import { expireVetsOfBrand } from './vetting.js';
 
-/** From this day GOVERNMENT brands need business-contact verification too (spec, Registration rules). */
-export const GOVERNMENT_CONTACT_RULE_FROM = Date.parse('2027-01-21T00:00:00.000Z');
-
+/**
+ * Whether the brand's business contact must verify before campaigns (PUBLIC_PROFIT; GOVERNMENT from
+ * 2027-01-21 by the simulator's clock): the product's own rule (src/registry/rules.ts), so the
+ * simulator, the order API and the workflows never disagree on the date.
+ */
 export function contactVerificationRequired(brand: BrandRecord, nowMs: number): boolean {
-  return (
-    brand.entityType === 'PUBLIC_PROFIT' ||
-    (brand.entityType === 'GOVERNMENT' && nowMs >= GOVERNMENT_CONTACT_RULE_FROM)
-  );
+  return contactVerificationRequiredAt(brand.entityType as EntityType, new Date(nowMs));
 }
 
 /** Entity-type rules of the spec, checked at registration and after every update. */
 function checkEntityRules(brand: BrandRecord, nowMs: number): void {
   const required = [...(REQUIRED[brand.entityType] ?? [])];
-  if (brand.entityType === 'GOVERNMENT' && nowMs >= GOVERNMENT_CONTACT_RULE_FROM)
-    required.push('businessContactEmail');
+  for (const issue of datedContactEmailIssues(brand, new Date(nowMs)))
+    required.push(issue.path[0] as BrandFieldName);
   const missing = required.filter((f) => {
     const value = (brand as unknown as Record<string, unknown>)[f];
     return value === null || value === undefined || value === '';

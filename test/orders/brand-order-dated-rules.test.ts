@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { OrderValidationError, parseBrandOrder } from '../../src/orders/brand-order.js';
 import { datedContactEmailIssues, GOVERNMENT_CONTACT_VERIFICATION_FROM } from '../../src/registry/rules.js';
+import { DEFAULT_ACCOUNT, startSimulator } from '../../src/simulator/index.js';
 import { privateBrandFields } from '../support/brand-fixtures.js';
 
 const cutover = GOVERNMENT_CONTACT_VERIFICATION_FROM.getTime();
@@ -72,5 +73,37 @@ describe('a GOVERNMENT order needs businessContactEmail from 2027-01-21, by the 
       }
     })();
     expect(accepted).toBe(!required);
+  });
+});
+
+describe('the simulator applies the same rule by its own clock', () => {
+  /** What a registry whose clock reads `at` answers to registering `registration`. */
+  async function registerAt(at: number, registration: Record<string, unknown>) {
+    const sim = await startSimulator({ now: () => new Date(at), rateLimits: false });
+    try {
+      const response = await fetch(`${sim.apiBaseUrl}/brand/nonBlocking`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`${DEFAULT_ACCOUNT.apiKey}:${DEFAULT_ACCOUNT.apiSecret}`).toString('base64')}`,
+        },
+        body: JSON.stringify(registration),
+      });
+      return { status: response.status, body: JSON.stringify(await response.json()) };
+    } finally {
+      await sim.close();
+    }
+  }
+
+  it('on both sides of the date, the order API and the registry simulator agree', async () => {
+    const registration = parseBrandOrder(government(), { now: new Date(cutover - 60_000) }).registration;
+    const before = await registerAt(cutover - 60_000, registration);
+    expect(before.status).toBe(200);
+    const after = await registerAt(cutover + 60_000, registration);
+    expect(after.status).toBe(400);
+    expect(after.body).toContain('businessContactEmail');
+    expect(() => parseBrandOrder(government(), { now: new Date(cutover + 60_000) })).toThrow(
+      OrderValidationError,
+    );
   });
 });
