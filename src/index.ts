@@ -146,6 +146,7 @@ export type { RegistryEventDelivery } from './contracts/signals.js';
 export { WORKFLOW_TASK_QUEUE } from './contracts/task-queues.js';
 // Brand orders: schema, validation, start / steer / query / wait.
 export {
+  acknowledgeBrandAction,
   appealBrand,
   type BrandWorkflowHandle,
   brandHandle,

@@ -1,8 +1,9 @@
-/** `tcr brand register|correct|revet|appeal|cancel`. */
+/** `tcr brand register|correct|revet|appeal|cancel|acknowledge`. */
 
 import { brandStatusQuery } from '../contracts/brand.js';
 import { brandWorkflowId } from '../contracts/ids.js';
 import {
+  acknowledgeBrandAction,
   appealBrand,
   brandHandle,
   cancelBrand,
@@ -16,6 +17,7 @@ import {
   StrictCancelRequestSchema as CancelRequestSchema,
   StrictCorrectBrandRequestSchema as CorrectBrandRequestSchema,
 } from '../orders/request-schemas.js';
+import { acknowledgeCommand } from './acknowledge.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
@@ -174,10 +176,18 @@ export const brandCancel: CliCommand = actionCommand({
   done: 'cancelled',
 });
 
+export const brandAcknowledge: CliCommand = acknowledgeCommand(
+  'brand',
+  'acknowledge an overdue wait the operator has handled',
+  'For an overdue wait the operator has handled (contact-verification-overdue,\nsole-proprietor-verification-overdue, appeal-overdue): its deadline moves a full period.',
+  acknowledgeBrandAction,
+);
+
 export const brandCommands = commandGroup('brand', 'register and steer brands', {
   register: brandRegister,
   correct: brandCorrect,
   revet: brandRevet,
   appeal: brandAppeal,
   cancel: brandCancel,
+  acknowledge: brandAcknowledge,
 });

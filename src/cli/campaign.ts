@@ -15,13 +15,13 @@ import {
   startCampaignOrder,
 } from '../orders/campaign-orders.js';
 import {
-  StrictAcknowledgeRequestSchema as AcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema as ApproveFeeRequestSchema,
   StrictCampaignCancelRequestSchema as CampaignCancelRequestSchema,
   StrictConfirmDcaCompleteRequestSchema as ConfirmDcaCompleteRequestSchema,
   StrictResubmitRequestSchema as ResubmitRequestSchema,
   StrictShareWithRequestSchema as ShareWithRequestSchema,
 } from '../orders/request-schemas.js';
+import { acknowledgeCommand } from './acknowledge.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
@@ -201,28 +201,12 @@ export const campaignCancel: CliCommand = actionCommand({
   done: 'cancelled',
 });
 
-const acknowledgeHelp = `tcr campaign acknowledge REF --key KEY: clear a needs-action entry that needs no registry call
-
-For a suspension or nudge the operator has handled. KEY is the entry's key as 'tcr status' shows it
-in brackets.
-
-Options:
-  --key KEY            the needs-action key (required)
-  --json               print the operation outcome as JSON
-${connectionHelp}`;
-
-export const campaignAcknowledge: CliCommand = actionCommand({
-  kind: 'campaign',
-  summary: 'acknowledge a handled suspension or nudge',
-  help: acknowledgeHelp,
-  options: { key: { type: 'string' } },
-  schema: AcknowledgeRequestSchema,
-  source: 'acknowledge',
-  input: ({ values }) => ({ key: required(values.key, '--key', acknowledgeHelp) }),
-  update: 'acknowledge',
-  send: (client, reference, { key }) => acknowledgeCampaignAction(client, reference, key),
-  done: 'acknowledged',
-});
+export const campaignAcknowledge: CliCommand = acknowledgeCommand(
+  'campaign',
+  'acknowledge a handled suspension or nudge',
+  'For a suspension or nudge the operator has handled, or an overdue decision (its deadline moves a\nfull period).',
+  acknowledgeCampaignAction,
+);
 
 export const campaignCommands = commandGroup('campaign', 'create and steer campaigns', {
   create: campaignCreate,

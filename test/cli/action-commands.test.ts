@@ -84,6 +84,13 @@ const cases: {
     action: 'cancelled',
   },
   {
+    argv: ['brand', 'acknowledge', 'acme', '--key', 'appeal-overdue'],
+    workflowId: 'brand/acme',
+    update: 'acknowledge',
+    args: [{ key: 'appeal-overdue' }],
+    action: 'acknowledged',
+  },
+  {
     argv: ['vet', 'order', 'acme', '--evp', 'AEGIS', '--class', 'STANDARD'],
     workflowId: 'brand/acme',
     update: 'orderVet',

@@ -206,6 +206,7 @@ describe('the package entry point (src/index.ts)', () => {
       'orderVet',
       'importVet',
       'cancelBrand',
+      'acknowledgeBrandAction',
       'startCampaignOrder',
       'waitForCampaignPhase',
       'approveCampaignFee',
