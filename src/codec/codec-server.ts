@@ -3,7 +3,9 @@
  * show encrypted payloads decoded for the people allowed to see them.
  *
  *   POST /encode, POST /decode   {"payloads":[{"metadata":{"encoding":"<base64>",…},"data":"<base64>"}]}
- *                                → the same shape, each payload encoded / decoded
+ *                                → the same shape, each payload encoded / decoded; an empty list
+ *                                (`{}`, `{"payloads":[]}` or `null`, as proto3 JSON may write it) is
+ *                                answered in kind
  *   GET  /healthz                {"status":"ok"} (no authentication, says nothing else)
  *
  * Every codec call needs a token: `Authorization: Bearer <token>` (the `temporal` CLI's --codec-auth,
@@ -45,7 +47,11 @@ const JsonPayloadSchema = z.object({
   data: base64.optional(),
 });
 
-export const CodecRequestSchema = z.object({ payloads: z.array(JsonPayloadSchema) });
+/**
+ * `{"payloads": [...]}`. proto3 JSON writes an empty repeated field by leaving it out (`{}`, what the
+ * `temporal` CLI sends for a query without arguments) or as `[]` or `null`: all three are an empty list.
+ */
+export const CodecRequestSchema = z.object({ payloads: z.array(JsonPayloadSchema).nullish() });
 
 type JsonPayload = z.infer<typeof JsonPayloadSchema>;
 
@@ -138,7 +144,10 @@ export function buildCodecServer(options: CodecServerOptions): FastifyInstance {
         return reply.code(400).send({ error: `invalid request: ${issues.join('; ')}` });
       }
       try {
-        const payloads = parsed.data.payloads.map(fromJson);
+        // An empty list is answered in the form it came in: `{"payloads": []}` for `[]`, `{}` otherwise.
+        const given = parsed.data.payloads;
+        if (!given || given.length === 0) return reply.send(given ? { payloads: [] } : {});
+        const payloads = given.map(fromJson);
         const result = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
         return reply.send({ payloads: result.map(toJson) });
       } catch (error) {

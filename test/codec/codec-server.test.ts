@@ -92,6 +92,34 @@ describe('the codec server', () => {
     expect(bad.json().error).toMatch(/payloads\.0\.data: expected base64/);
   });
 
+  it('answers an empty payload list in the form it came in: {}, {"payloads": []}, null', async () => {
+    // proto3 JSON leaves an empty repeated field out: the temporal CLI's `workflow query` and
+    // `workflow metadata` send {} (issue 34).
+    for (const url of ['/decode', '/encode', `/t/${token}/decode`]) {
+      for (const [body, answer] of [
+        [{}, {}],
+        [{ payloads: [] }, { payloads: [] }],
+        [{ payloads: null }, {}],
+      ] as const) {
+        const res = await app.inject({
+          method: 'POST',
+          url,
+          headers: url.startsWith('/t/') ? {} : { authorization: `Bearer ${token}` },
+          payload: body,
+        });
+        expect(res.statusCode, `${url} ${JSON.stringify(body)}: ${res.body}`).toBe(200);
+        expect(res.json()).toEqual(answer);
+      }
+    }
+    const notAnObject = await app.inject({
+      method: 'POST',
+      url: '/decode',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: '[]',
+    });
+    expect(notAnObject.statusCode).toBe(400);
+  });
+
   it('answers a payload of an unknown key with 422 naming the key id', async () => {
     const [foreign] = await new EncryptionCodec(Keyring.generate('k-other')).encode([
       defaultPayloadConverter.toPayload(value),
