@@ -11,6 +11,7 @@ import {
   type TemporalConnectionConfig,
   temporalClientConnectionOptions,
 } from '../config/temporal-connection.js';
+import { cliPayloadKeys, noKeysCodec } from './cli-keys.js';
 import { CliError, ExitCode } from './errors.js';
 
 export interface CliIo {
@@ -84,13 +85,12 @@ export class CliContext {
     if (this.given) return this.given;
     if (this.opened) return this.opened.client;
     const target = temporalTarget(flags, this.env);
-    // Payloads encrypted with the keys TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name (src/codec).
-    let converter: DataConverter;
-    try {
-      converter = dataConverter({ env: this.env });
-    } catch (error) {
-      throw new CliError(messageOf(error), ExitCode.usage);
-    }
+    // Payloads encrypted with the keys TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name, or the local
+    // stack's when the CLI talks to it; without keys nothing is sent in clear (./cli-keys.ts).
+    const keys = cliPayloadKeys(this.env, target.address);
+    const converter: DataConverter = keys.keyring
+      ? dataConverter({ keyring: keys.keyring })
+      : { ...dataConverter({ env: {} }), payloadCodecs: [noKeysCodec(this.env)] };
     let connection: Connection;
     try {
       connection = await Connection.connect(clientConnectionOptions(target));
