@@ -102,5 +102,7 @@ export const connectionHelp = `Connection (flags over environment):
     the earlier names TEMPORAL_TLS_CERT / TEMPORAL_TLS_KEY / TEMPORAL_TLS_CA still work.
     A temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) is read first; the variables
     win over it.
-    Payload keys: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS), the same as the worker's.
+    Payload keys: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS), the same as the worker's; unset, the
+    local stack's {TCR_DATA_DIR or .data}/payload-keys.json when connecting to that stack; without
+    keys nothing is sent unencrypted.
   -h, --help           this text`;
