@@ -5,6 +5,7 @@
 import { parseCodecServerConfig, startCodecServer } from '../codec/index.js';
 import { messageOf } from '../common/error-message.js';
 import { parseCommand } from './args.js';
+import { localStackKeysFile } from './cli-keys.js';
 import type { CliCommand } from './command.js';
 import { CliError, ExitCode } from './errors.js';
 import { stopSignal } from './events.js';
@@ -48,7 +49,12 @@ export const codecServerCommand: CliCommand = {
     try {
       config = parseCodecServerConfig(env);
     } catch (error) {
-      throw new CliError(messageOf(error), ExitCode.usage);
+      const message = messageOf(error);
+      // Without keys, say where the local stack keeps its own.
+      const hint = /TCR_PAYLOAD_KEYS_FILE or TCR_PAYLOAD_KEYS: required/.test(message)
+        ? ` (the local stack's key file: ${localStackKeysFile(ctx.env)})`
+        : '';
+      throw new CliError(`${message}${hint}`, ExitCode.usage);
     }
     const server = await startCodecServer({
       ...config,

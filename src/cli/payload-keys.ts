@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { readKeyFile, writeKeyFile } from '../codec/key-file.js';
 import { Keyring, KeyringError, keyIdPattern } from '../codec/keyring.js';
 import { required } from './args.js';
+import { localStackKeysFile } from './cli-keys.js';
 import { type CliCommand, commandGroup, defineCommand } from './command.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
@@ -18,7 +19,11 @@ const fileHelp = `  --file PATH   the key file (default: TCR_PAYLOAD_KEYS_FILE)
   -h, --help    this text`;
 
 function keyFilePath(flag: string | undefined, ctx: CliContext, usage: string): string {
-  return required(flag || ctx.env.TCR_PAYLOAD_KEYS_FILE, '--file (or TCR_PAYLOAD_KEYS_FILE)', usage);
+  return required(
+    flag || ctx.env.TCR_PAYLOAD_KEYS_FILE,
+    `--file (or TCR_PAYLOAD_KEYS_FILE)`,
+    `${usage}\n\nThe local stack's key file: ${localStackKeysFile(ctx.env)}`,
+  );
 }
 
 function checkedId(id: string | undefined, usage: string): string | undefined {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { cliPayloadKeys, noKeysCodec } from '../../src/cli/cli-keys.js';
 import { EncryptionCodec, Keyring, writeKeyFile } from '../../src/codec/index.js';
 import { writeTemporalCliConfig } from '../../src/stack/codec.js';
-import { tempDir } from './support.js';
+import { tcr, tempDir } from './support.js';
 
 function stackDir(address?: string): { dir: string; ring: Keyring } {
   const dir = tempDir();
@@ -79,5 +79,19 @@ describe("the CLI's payload keys", () => {
     const refused = codec.decode([encrypted!]);
     await expect(refused).rejects.toThrow(/encrypted \(key 'kx'\).*TCR_PAYLOAD_KEYS_FILE/);
     await expect(codec.decode([encrypted!])).rejects.toThrow(join(dir, 'payload-keys.json'));
+  });
+
+  it("the key commands without a key file name the variable and the local stack's file", async () => {
+    const dir = tempDir();
+    const keysCommand = await tcr(['payload-keys', 'list'], { env: { TCR_DATA_DIR: dir } });
+    expect(keysCommand.code).toBe(2);
+    expect(keysCommand.stderr).toContain('--file (or TCR_PAYLOAD_KEYS_FILE) is required');
+    expect(keysCommand.stderr).toContain(join(dir, 'payload-keys.json'));
+    const server = await tcr(['codec-server'], {
+      env: { TCR_DATA_DIR: dir, TCR_CODEC_SERVER_TOKENS: 'a-token-of-enough-length' },
+    });
+    expect(server.code).toBe(2);
+    expect(server.stderr).toContain('TCR_PAYLOAD_KEYS_FILE');
+    expect(server.stderr).toContain(join(dir, 'payload-keys.json'));
   });
 });
