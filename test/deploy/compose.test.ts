@@ -4,7 +4,7 @@
  * compose file or .env.example and documented in docs/operations.md, the Dockerfile's commands exist
  * in the CLI, the search attributes registered equal the product's, no secret is baked into an image.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { loadWorkerConfig } from '../../src/config/worker-config.js';
 import { allSearchAttributeKeys, searchAttributeCliType } from '../../src/contracts/search-attributes.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import { DEFAULT_PARKED_TASK_QUEUE } from '../../src/ingress/config.js';
+import { requirement } from '../support/ci-requirement.js';
 import { tempDir } from '../support/temp-dir.js';
 import { NOT_ENVIRONMENT, SYSTEM_VARIABLES, scanEnvironmentVariables } from './env-scan.js';
 import { parseYamlSubset, type YamlValue } from './yaml-subset.js';
@@ -49,6 +50,16 @@ const productVariables = [...scan.variables.keys()].filter((n) => !Object.hasOwn
 const namedIn = (text: string, name: string) =>
   new RegExp(`(^|[^A-Za-z0-9_<>])${name.replace(/[<>]/g, '\\$&')}([^A-Za-z0-9_]|$)`, 'm').test(text);
 
+/** A python3 that imports PyYAML: the one on PATH, else Debian's (python3-yaml). */
+const python = ['python3', '/usr/bin/python3'].find(
+  (candidate) => spawnSync(candidate, ['-c', 'import yaml'], { stdio: 'ignore' }).status === 0,
+);
+const pyyaml = requirement(
+  'PyYAML for python3',
+  python,
+  'bash scripts/setup-test-tools.sh installs it (Debian: apt-get install python3-yaml)',
+);
+
 describe('temporal-docker/docker-compose.yml', () => {
   it('parses and has the expected services', () => {
     expect(Object.keys(services).sort()).toEqual(
@@ -65,18 +76,12 @@ describe('temporal-docker/docker-compose.yml', () => {
     );
   });
 
-  it('parses to the same document with PyYAML, when the machine has it', (ctx) => {
-    let json: string;
-    try {
-      json = execFileSync(
-        'python3',
-        ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'],
-        { input: composeText, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] },
-      );
-    } catch {
-      ctx.skip();
-      return;
-    }
+  it.skipIf(pyyaml.skip)(`parses to the same document with PyYAML${pyyaml.note}`, () => {
+    const json = execFileSync(
+      pyyaml.check(),
+      ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'],
+      { input: composeText, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     expect(JSON.parse(json)).toEqual(compose);
   });
 

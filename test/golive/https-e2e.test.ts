@@ -19,7 +19,8 @@
  * terminators in front of the simulator and the ingress stand for the registry's and the CSP's load
  * balancers; everything listens on 127.0.0.1. The namespace needs root, or a user namespace
  * (`unshare --user --map-root-user`, allowed to unprivileged users on most Linux systems): the test is
- * skipped when neither works, except under CI, where that is a failure.
+ * skipped when neither works, its name saying so, except under CI, where that is a failure
+ * (test/support/ci-requirement.ts).
  *
  * It must also fail when it should: a production account whose host is not a production host, a
  * remote account over plain http and a group-readable accounts file each stop `tcr worker` and
@@ -34,6 +35,7 @@ import tls from 'node:tls';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/toolchain/paths.js';
+import { requirement } from '../support/ci-requirement.js';
 import { tempDir } from '../support/temp-dir.js';
 import { devServerEnv } from '../support/temporal-env.js';
 
@@ -53,11 +55,11 @@ function namespaceOptions(): string[] | undefined {
   return undefined;
 }
 const unshareOptions = namespaceOptions();
-const canRun = unshareOptions !== undefined;
-if (!canRun && process.env.CI)
-  throw new Error(
-    'test/golive/https-e2e needs unshare --mount (root) or unshare --user --mount (user namespaces), and CI is set',
-  );
+const namespace = requirement(
+  'a private mount namespace (unshare --mount as root, or unshare --user --map-root-user --mount)',
+  unshareOptions,
+  'unshare is in util-linux, which bash scripts/setup-test-tools.sh installs; run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)',
+);
 
 interface Front {
   port: number;
@@ -151,7 +153,8 @@ function makeCertificates(dir: string): { ca: string; key: Buffer; cert: Buffer 
   };
 }
 
-describe.skipIf(!canRun)('go live: https registry under a real name, tcr processes, order to running', () => {
+const title = `go live: https registry under a real name, tcr processes, order to running${namespace.note}`;
+describe.skipIf(namespace.skip)(title, () => {
   let dir: string;
   let hostsFile: string;
   let env: TestWorkflowEnvironment;
@@ -276,6 +279,7 @@ describe.skipIf(!canRun)('go live: https registry under a real name, tcr process
   }
 
   beforeAll(async () => {
+    namespace.check();
     dir = tempDir('tcr-golive-');
     const certs = makeCertificates(dir);
     hostsFile = join(dir, 'hosts');

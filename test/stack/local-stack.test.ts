@@ -23,11 +23,7 @@ import {
   waitForBrandPhase,
 } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
-import {
-  formatChange,
-  type LocalStack,
-  type ProgressChange,
-} from '../../src/stack/index.js';
+import { formatChange, type LocalStack, type ProgressChange } from '../../src/stack/index.js';
 import { projectRoot, temporalCliPath } from '../../src/toolchain/paths.js';
 import { workflowsPath } from '../../src/workers/create-workers.js';
 import { patchIds } from '../../src/workflows/patches.js';
@@ -37,6 +33,7 @@ import {
   locatedHistoryPayloads,
   payloadEncoding,
 } from '../codec/history-leaks.js';
+import { requirement } from '../support/ci-requirement.js';
 import { workflowBundle } from '../support/temporal-env.js';
 import { Browser } from './cdp.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
@@ -395,13 +392,15 @@ describe('the local stack', () => {
     expect(historyLeaksInText(raw, globex)).toEqual([]);
   }, 120_000);
 
-  const chromium = findChromium();
-  const missing = chromium === undefined && !process.env.CI;
-  it.skipIf(missing)(
-    `the Web UI lists the workflows in headless Chromium${missing ? ' (skipped: chromium is not installed and CI is not set; run scripts/setup-browser.sh)' : ''}`,
+  const chromiumTool = requirement(
+    'chromium',
+    findChromium(),
+    'bash scripts/setup-browser.sh installs it (Debian: apt-get install chromium), or set CHROMIUM_PATH',
+  );
+  it.skipIf(chromiumTool.skip)(
+    `the Web UI lists the workflows in headless Chromium${chromiumTool.note}`,
     async () => {
-      if (!chromium)
-        throw new Error('chromium is not installed (CI is set, so this fails): run scripts/setup-browser.sh');
+      const chromium = chromiumTool.check();
       const s = stack!;
       const url = `${s.urls.webUi}/namespaces/${s.urls.namespace}/workflows`;
       const profile = mkdtempSync(join(tmpdir(), 'tcr-chromium-'));
@@ -428,11 +427,10 @@ describe('the local stack', () => {
     180_000,
   );
 
-  it.skipIf(missing)(
-    `the Web UI shows a brand's input decoded through the codec server, and encrypted when the codec server refuses${missing ? ' (skipped: chromium is not installed and CI is not set; run scripts/setup-browser.sh)' : ''}`,
+  it.skipIf(chromiumTool.skip)(
+    `the Web UI shows a brand's input decoded through the codec server, and encrypted when the codec server refuses${chromiumTool.note}`,
     async () => {
-      if (!chromium)
-        throw new Error('chromium is not installed (CI is set, so this fails): run scripts/setup-browser.sh');
+      const chromium = chromiumTool.check();
       const s = stack!;
       const workflowId = 'brand/globex-public';
       // The first run: its input is the order, with the registration (later runs carry less).
