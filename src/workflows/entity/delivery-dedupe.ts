@@ -10,14 +10,13 @@
  * purpose (`forget`) when an operator has acknowledged what that delivery raised: a later identical
  * delivery is then a new event.
  *
- * Times are workflow time (Date.now() in workflow code is deterministic).
+ * Times are workflow time (Date.now() in workflow code is deterministic). The module imports nothing:
+ * it is preloaded once per worker thread and holds no workflow state (src/workers/workflow-preload.ts).
  */
-import { HOUR_MS } from './wait.js';
-
 export const DEFAULT_DEDUPE_LIMIT = 500;
 
 /** How long a delivery id is remembered: the registry's retry span (89,991 s) and an hour of slack. */
-export const DEDUPE_WINDOW_MS = 26 * HOUR_MS;
+export const DEDUPE_WINDOW_MS = 26 * 3_600_000;
 
 /**
  * One remembered delivery as carried across continue-as-new: `[id, seenAtMs]`, or a bare id (carried by
