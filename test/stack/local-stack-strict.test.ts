@@ -49,6 +49,20 @@ it('brings every example to its documented end state against the strict registry
   expect(viaPartner.dcaComplete).toBe(true);
   expect(viaPartner.needsAction).toEqual([]);
 
+  // The example vet (AEGIS STANDARD, ordered once acme-widgets is ready) follows the strict vet records
+  // to ACTIVE, and the brand to VETTED_VERIFIED.
+  let acme = await getBrandStatus(s.client, 'acme-widgets');
+  for (
+    let i = 0;
+    i < 60 && !(acme.identityStatus === 'VETTED_VERIFIED' && acme.vets[0]?.state === 'active');
+    i++
+  ) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    acme = await getBrandStatus(s.client, 'acme-widgets');
+  }
+  expect(acme.identityStatus).toBe('VETTED_VERIFIED');
+  expect(acme.vets.map((v) => [v.evpId, v.state])).toEqual([['AEGIS', 'active']]);
+
   const fees = (await s.control.ledger()).filter((e) => e.kind === 'CAMPAIGN_REGISTRATION');
   expect(fees.map((e) => e.campaignId).sort()).toEqual(
     [
