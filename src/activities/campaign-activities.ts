@@ -19,6 +19,7 @@ import type {
   SharingSnapshot,
 } from '../contracts/campaign-activity-types.js';
 import { brandWorkflowId } from '../contracts/ids.js';
+import { isBuilderRefusal } from '../registry/brand-endpoints.js';
 import { NotFoundError } from '../registry/errors.js';
 import {
   type Campaign,
@@ -228,6 +229,12 @@ export function createCampaignReadActivities(
             return {
               supported: false,
               reasons: [`the campaign builder does not know use case ${usecase} for this brand`],
+            };
+          // A registry may say no with a 4xx instead of `qualified: false` (the shape is not shown).
+          if (isBuilderRefusal(error))
+            return {
+              supported: false,
+              reasons: [`the campaign builder refuses use case ${usecase}: ${error.message.slice(0, 500)}`],
             };
           throw error;
         }

@@ -70,6 +70,17 @@ function reasonOf(answer: unknown): string | undefined {
   return reasons.length > 0 ? reasons.join('; ').slice(0, 500) : undefined;
 }
 
+/**
+ * A campaign-builder answer that means "the brand cannot support this (yet)": a 4xx the client does not
+ * retry, other than 401 and 429. The spec shows neither the builder's shape nor its error codes, so a
+ * registry may say no with a 400 (the strict simulator does) as well as with `qualified: false`.
+ */
+export function isBuilderRefusal(error: unknown): error is RegistryError & { status: number } {
+  if (!(error instanceof RegistryError) || error.retryable) return false;
+  const status = error.status;
+  return status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 429;
+}
+
 export class RegistryBrandEndpoints extends RegistryReferenceEndpoints {
   /**
    * `POST /brand/nonBlocking`, idempotent by `referenceId`: returns the existing brand with that
@@ -171,17 +182,8 @@ export class RegistryBrandEndpoints extends RegistryReferenceEndpoints {
       const reason = supported ? undefined : reasonOf(answer);
       return { supported, status: 200, ...(reason ? { reason } : {}) };
     } catch (error) {
-      const status = error instanceof RegistryError ? error.status : undefined;
-      const notYet =
-        error instanceof RegistryError &&
-        !error.retryable &&
-        status !== undefined &&
-        status >= 400 &&
-        status < 500 &&
-        status !== 401 &&
-        status !== 429;
-      if (!notYet) throw error;
-      return { supported: false, status, reason: error.message.slice(0, 500) };
+      if (!isBuilderRefusal(error)) throw error;
+      return { supported: false, status: error.status, reason: error.message.slice(0, 500) };
     }
   }
 

@@ -52,6 +52,27 @@ describe('against the strict registry (spec fields only, pages of 2, CAMPAIGN_DC
       (e) => e.kind === 'CAMPAIGN_REGISTRATION' && campaignId !== undefined && e.campaignId === campaignId,
     );
 
+  /** Orders a PRIVATE_PROFIT brand and a campaign of it shared with `upstreamCnpId`; both references. */
+  async function orderPrivateBrandCampaign(
+    prefix: string,
+    upstreamCnpId: string,
+    campaign: Record<string, unknown>,
+  ): Promise<{ reference: string; brandReference: string }> {
+    const brandReference = uniqueRef(`${prefix}-brand`);
+    const reference = uniqueRef(prefix);
+    await startBrandOrder(
+      stack.client,
+      { reference: brandReference, account: ACCOUNT, brand: privateBrand() },
+      { taskQueue: stack.workflowTaskQueue },
+    );
+    await startCampaignOrder(
+      stack.client,
+      { reference, account: ACCOUNT, brandReference, upstreamCnpId, campaign },
+      { taskQueue: stack.workflowTaskQueue },
+    );
+    return { reference, brandReference };
+  }
+
   it('a sole proprietor is ready from the campaign builder, and its campaign shared with a DCA runs without CAMPAIGN_DCA_COMPLETE', async () => {
     const brandReference = uniqueRef('strict-sole');
     const reference = uniqueRef('strict-sole-camp');
@@ -145,25 +166,27 @@ describe('against the strict registry (spec fields only, pages of 2, CAMPAIGN_DC
     expect(await ledgerOf(running.campaignId)).toHaveLength(1);
   }, 180_000);
 
-  it('an unknown upstream partner is refused before the campaign is created: no fee', async () => {
-    const brandReference = uniqueRef('strict-private');
-    const reference = uniqueRef('strict-nopartner');
+  it('a use case the brand cannot support is refused from the builder answer (a 400 in strict mode), with no fee', async () => {
     const feesBefore = (await stack.simulator.control.ledger()).length;
-    await startBrandOrder(
-      stack.client,
-      { reference: brandReference, account: ACCOUNT, brand: privateBrand() },
-      { taskQueue: stack.workflowTaskQueue },
+    // CHARITY needs a 501(c)(3) non-profit: a PRIVATE_PROFIT brand cannot use it.
+    const { reference } = await orderPrivateBrandCampaign(
+      'strict-charity',
+      'SINCH',
+      qualifyingCampaign({ usecase: 'CHARITY' }),
     );
-    await startCampaignOrder(
-      stack.client,
-      {
-        reference,
-        account: ACCOUNT,
-        brandReference,
-        upstreamCnpId: 'NOSUCHPARTNER',
-        campaign: qualifyingCampaign(),
-      },
-      { taskQueue: stack.workflowTaskQueue },
+    const refused = await waitForCampaignPhase(stack.client, reference, 'refused', 60_000);
+    expect(refused.phase).toBe('refused');
+    expect(refused.created).toBe(false);
+    expect(JSON.stringify(refused.refusal)).toMatch(/CHARITY|use case/i);
+    expect((await stack.simulator.control.ledger()).length).toBe(feesBefore);
+  }, 120_000);
+
+  it('an unknown upstream partner is refused before the campaign is created: no fee', async () => {
+    const feesBefore = (await stack.simulator.control.ledger()).length;
+    const { reference, brandReference } = await orderPrivateBrandCampaign(
+      'strict-nopartner',
+      'NOSUCHPARTNER',
+      qualifyingCampaign(),
     );
     let status = await getCampaignStatus(stack.client, reference);
     for (let i = 0; i < 60 && !status.needsAction.some((a) => a.key === 'partner'); i++) {
