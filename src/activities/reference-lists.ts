@@ -15,11 +15,7 @@
  * activity's cancellation signal; a waiter whose own signal fires stops waiting, and a waiter whose
  * shared read was aborted by another caller's cancellation reads for itself.
  */
-import type {
-  AccountInput,
-  ReferenceListActivities,
-  VettingProviderOffer,
-} from '../contracts/activity-types.js';
+import type { ReferenceListActivities, VettingProviderOffer } from '../contracts/activity-types.js';
 import type { UpstreamPartnerCheck } from '../contracts/campaign-activity-types.js';
 import type { CallOptions, RegistryClient } from '../registry/client.js';
 import { RegistryAbortedError } from '../registry/errors.js';

@@ -13,7 +13,6 @@ import type {
   RegistryWriteActivities,
   VetRecord,
 } from '../contracts/activity-types.js';
-import type { RegistryClient } from '../registry/client.js';
 import type { Brand, ExternalVet, VetOrder } from '../registry/schemas.js';
 import { clientOf, type RegistryClientResolver } from './client-of.js';
 import { mapRegistryErrors } from './failures.js';
