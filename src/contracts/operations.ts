@@ -18,7 +18,10 @@ export type OperationOutcomeKind =
   | 'refused'
   /** A registry fault (401, 5xx, …) stopped it; the status shows needs-action. Safe to ask again. */
   | 'failed'
-  /** The entity was cancelled before the operation ran. */
+  /**
+   * The entity was cancelled before the operation ran, or a Temporal cancellation interrupted it
+   * (`detail` says so, and what became of the registry call it had in flight).
+   */
   | 'cancelled';
 
 /** What an update returns: small, so each operator action adds little to history. */

@@ -132,7 +132,8 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // A Temporal cancellation (Web UI, `temporal workflow cancel`): the same path as the operator's
-    // cancel, after any billed write in flight has finished and been recorded.
+    // cancel, after any billed write in flight has finished and been recorded. The loop has answered
+    // the operation it interrupted and those still queued.
     await CancellationScope.nonCancellable(() => cancel('cancelled through Temporal', 'operator'));
   }
   if (status.phase === 'deleted') await stopVets('the registry no longer knows the brand');

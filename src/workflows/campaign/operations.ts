@@ -1,7 +1,7 @@
 /**
  * The campaign's operator operations, run by the loop in order: approve the fee, resubmit, share with
- * another partner, cancel, acknowledge. Each answers with an OperationResult; the one running is
- * tracked so a Temporal cancellation that interrupts it still answers it.
+ * another partner, cancel, acknowledge. Each answers with an OperationResult; one that a Temporal
+ * cancellation interrupts is answered by the entity loop (../entity/loop.ts, interruptedResult).
  */
 
 import type { CampaignContent, CampaignPhase } from '../../contracts/campaign.js';
@@ -63,15 +63,6 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
     clearAllActions();
     setPhase('cancelled', cause, reason);
     queue.drain('cancelled', 'cancelled', 'the campaign was cancelled');
-  };
-
-  /** The operation running now: a Temporal cancellation that interrupts it still answers it. */
-  let inFlight: QueuedOperation<CampaignOperation> | undefined;
-  const executeTracked = async (op: QueuedOperation<CampaignOperation>): Promise<OperationResult> => {
-    inFlight = op;
-    const result = await execute(op);
-    inFlight = undefined;
-    return result;
   };
 
   const phaseNow = (): CampaignPhase => status.phase;
@@ -224,14 +215,7 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
     }
   };
 
-  /** The operation that was running, if any, forgotten as it is returned. */
-  const takeInFlight = (): QueuedOperation<CampaignOperation> | undefined => {
-    const op = inFlight;
-    inFlight = undefined;
-    return op;
-  };
-
-  return { cancelPending, cancel, executeTracked, takeInFlight };
+  return { cancelPending, cancel, execute };
 }
 
 export type CampaignOperations = ReturnType<typeof campaignOperations>;

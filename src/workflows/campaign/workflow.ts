@@ -54,7 +54,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   const steps = campaignSteps(ctx, apply);
   const { reconcile } = steps;
   const ops = campaignOperations(ctx, apply, steps);
-  const { cancel, executeTracked } = ops;
+  const { cancel, execute } = ops;
   setCampaignHandlers(ctx, apply, ops);
 
   // -------------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
       view: status,
       audit,
       polls,
-      execute: (op) => registry.at('operator', () => executeTracked(op)),
+      execute: (op) => registry.at('operator', () => execute(op)),
       reconcile: (cause) =>
         adopting && cause === 'start'
           ? registry.at('bulk', async () => {
@@ -166,20 +166,9 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // A Temporal cancellation (Web UI, `temporal workflow cancel`): the same path as the operator's
-    // cancel, after a billed create in flight has finished and been recorded.
-    await CancellationScope.nonCancellable(async () => {
-      const op = ops.takeInFlight();
-      if (op) {
-        queue.complete({
-          id: op.id,
-          operation: op.kind,
-          outcome: 'cancelled',
-          phase: 'cancelled',
-          detail: 'cancelled through Temporal',
-        });
-      }
-      cancel('cancelled through Temporal', 'operator');
-    });
+    // cancel, after a billed create in flight has finished and been recorded. The loop has answered
+    // the operation it interrupted and those still queued.
+    await CancellationScope.nonCancellable(async () => cancel('cancelled through Temporal', 'operator'));
   }
   // Operations still queued when a final phase was reached get their answer, and every handler
   // returns it before the workflow ends.

@@ -8,16 +8,24 @@
  *   4. wait for a wake (webhook, operator, another workflow), the next poll or a deadline.
  *
  * Every registry call of the entity happens in 1 or 3, so they never overlap. A final phase ends the
- * loop. While a registry fault lasts the poll follows the fault backoff instead of the phase's
+ * loop. A throw out of the loop (a Temporal cancellation, or an unexpected error) answers the operation
+ * it interrupted and every operation still queued before it is rethrown: no update caller waits on a
+ * loop that has stopped (`interruptedResult`). While a registry fault lasts the poll follows the fault backoff instead of the phase's
  * schedule, and the loop resumes the phase's schedule by itself once a call succeeds.
  */
-import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ContinueAsNew,
+  condition,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { WaitingFor } from '../../contracts/brand.js';
 import type { EntityBookkeeping } from './bookkeeping.js';
 import type { CarriedDelivery, DeliveryDedupe } from './delivery-dedupe.js';
 import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';
 import type { PhaseTable } from './phases.js';
-import type { GuardedRegistry } from './registry-call.js';
+import type { GuardedRegistry, NotedCall } from './registry-call.js';
 import {
   type BackoffSchedule,
   backoffDelay,
@@ -116,8 +124,68 @@ export function startAdoptedPolls(loop: LoopState, pending: BackoffSchedule): vo
   loop.spreadNextPoll = true;
 }
 
+/**
+ * The answer of an operation a throw interrupted: `cancelled` (a Temporal cancellation) or `failed`
+ * (an unexpected error), saying it did not complete and what became of the registry calls it made.
+ * A billed call is never abandoned by a cancellation (it runs non-cancellable): it finished and is
+ * recorded. A call still in flight was abandoned: whether the registry applied it is unknown.
+ */
+export function interruptedResult(error: unknown, calls: NotedCall[], cancelled: boolean): OperationResult {
+  const head = cancelled
+    ? 'cancelled through Temporal while it ran: the operation did not complete'
+    : `stopped by an unexpected error (${error instanceof Error ? error.message : String(error)}): the operation did not complete`;
+  const said = calls.map(({ site, billed, ended }) =>
+    ended === undefined
+      ? `the registry call "${site}" was in flight and abandoned: whether the registry applied it is unknown (read the registry to see)`
+      : billed
+        ? `the billed registry call "${site}" finished (${ended}) and is recorded`
+        : `the registry call "${site}" ${ended}`,
+  );
+  return {
+    outcome: cancelled ? 'cancelled' : 'failed',
+    detail: [head, ...(said.length > 0 ? said : ['no registry call was in flight'])].join('; '),
+  };
+}
+
 export async function runEntityLoop<P extends string, K extends string>(
   spec: EntityLoopSpec<P, K>,
+): Promise<void> {
+  /** The operation running now: a throw that interrupts it still answers it. */
+  let running: QueuedOperation<K> | undefined;
+  try {
+    await loop(spec, (op) => {
+      running = op;
+    });
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    const cancelled = isCancellation(error);
+    // A Temporal cancellation ends the entity `cancelled` (each workflow's catch does it next).
+    const phase = cancelled && 'cancelled' in spec.table ? ('cancelled' as P) : spec.phase();
+    if (running) {
+      const op = running;
+      running = undefined;
+      const calls = spec.guarded.takeNotedCalls();
+      spec.queue.complete({
+        id: op.id,
+        operation: op.kind,
+        phase,
+        ...interruptedResult(error, calls, cancelled),
+      });
+    }
+    spec.queue.drain(
+      phase,
+      cancelled ? 'cancelled' : 'failed',
+      cancelled
+        ? 'cancelled through Temporal before it ran: nothing was sent to the registry'
+        : 'not run: the workflow stopped on an unexpected error; nothing was sent to the registry',
+    );
+    throw error;
+  }
+}
+
+async function loop<P extends string, K extends string>(
+  spec: EntityLoopSpec<P, K>,
+  runs: (op: QueuedOperation<K> | undefined) => void,
 ): Promise<void> {
   const final = () => spec.table[spec.phase()].final;
   let cause: WakeCause | 'start' = 'start';
@@ -125,7 +193,11 @@ export async function runEntityLoop<P extends string, K extends string>(
     const since = spec.wakeup.current;
     while (!final() && spec.queue.hasPending) {
       const op = spec.queue.take()!;
+      runs(op);
+      spec.guarded.noteCalls();
       const result = await spec.execute(op);
+      spec.guarded.takeNotedCalls();
+      runs(undefined);
       spec.queue.complete({ id: op.id, operation: op.kind, phase: spec.phase(), ...result });
     }
     if (final()) break;

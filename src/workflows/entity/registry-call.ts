@@ -42,7 +42,18 @@ export function emptyFaultState(): FaultState {
   return { consecutive: 0 };
 }
 
+/** A registry call an operation made, as its outcome reports it if the operation is interrupted. */
+export interface NotedCall {
+  site: string;
+  billed: boolean;
+  /** How it ended; absent while in flight (a cancellation abandoned it, or it is running). */
+  ended?: 'answered' | 'failed';
+}
+
 export class GuardedRegistry {
+  /** The calls noted since `noteCalls()` (the loop notes those of the operation it runs). Plain memory. */
+  private noted: NotedCall[] | undefined;
+
   constructor(
     private readonly faults: FaultState,
     private readonly books: EntityBookkeeping,
@@ -63,12 +74,16 @@ export class GuardedRegistry {
    * decides (it is the operator's to fix, not a fault); every other failure is also recorded as a fault.
    */
   async call<T>(site: string, fn: () => Promise<T>, opts: { billed?: boolean } = {}): Promise<CallResult<T>> {
+    const noted: NotedCall = { site, billed: opts.billed === true };
+    this.noted?.push(noted);
     try {
       const value = opts.billed ? await CancellationScope.nonCancellable(fn) : await fn();
+      noted.ended = 'answered';
       this.healthy();
       return { ok: true, value };
     } catch (error) {
       if (isCancellation(error)) throw error;
+      noted.ended = 'failed';
       const failure = classifyRegistryFailure(error);
       if (!failure) throw error;
       if (requestRefusalClasses.includes(failure.class)) this.healthy();
@@ -85,6 +100,18 @@ export class GuardedRegistry {
     const call = await this.call(site, fn);
     if (!call.ok && requestRefusalClasses.includes(call.failure.class)) this.fault(site, call.failure);
     return call;
+  }
+
+  /** Starts noting the registry calls made (site, billed, how each ended), forgetting earlier ones. */
+  noteCalls(): void {
+    this.noted = [];
+  }
+
+  /** The calls noted since `noteCalls()`, oldest first; noting stops. */
+  takeNotedCalls(): NotedCall[] {
+    const noted = this.noted ?? [];
+    this.noted = undefined;
+    return noted;
   }
 
   /** Records a fault seen by the caller (e.g. an unconfirmed 404). */
