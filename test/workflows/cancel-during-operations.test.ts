@@ -12,7 +12,18 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandResult } from '../../src/contracts/brand.js';
+import type { CampaignPhase, CampaignResult } from '../../src/contracts/campaign.js';
 import type { OperationOutcome } from '../../src/contracts/operations.js';
+import {
+  acknowledgeCampaignAction,
+  approveCampaignFee,
+  type CampaignStatus,
+  cancelCampaign,
+  confirmCampaignDca,
+  getCampaignStatus,
+  resubmitCampaign,
+  shareCampaignWith,
+} from '../../src/orders/campaign-orders.js';
 import {
   appealBrand,
   cancelBrand,
@@ -22,6 +33,14 @@ import {
   revetBrand,
   startBrandOrder,
 } from '../../src/orders/index.js';
+import {
+  type CampaignBench,
+  type CampaignCallSite,
+  deliver,
+  orderBenchBrand,
+  orderBenchCampaign,
+  startCampaignBench,
+} from '../fixtures/campaign-env.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
@@ -194,5 +213,203 @@ describe('brand: a Temporal cancellation during an operator operation', () => {
       // The billed vet order finished at the registry (non-cancellable), once.
       expect(fake.callCount('orderExternalVet')).toBe(1);
     });
+  });
+});
+
+describe('campaign: a Temporal cancellation during an operator operation', () => {
+  let bench: CampaignBench;
+  let brandReference: string;
+  const handles: WorkflowHandle[] = [];
+
+  beforeAll(async () => {
+    env = await timeSkippingEnv();
+    bench = await startCampaignBench(env);
+    bench.simulatorExtras.mnoOperationStatus = false; // a registry as the spec describes it
+    const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
+    brandReference = brand.brandReference;
+  });
+  afterAll(async () => {
+    await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
+    await bench?.close();
+    await env?.teardown();
+  });
+
+  async function order(opts: { upstreamCnpId?: string; requireFeeApproval?: boolean } = {}) {
+    const { reference, handle } = await orderBenchCampaign(bench, brandReference, opts);
+    handles.push(handle);
+    return { reference, handle };
+  }
+
+  /** Waits (real time) until the campaign is in `phase` with its loop idle (waiting for a wake). */
+  async function idleIn(reference: string, phase: CampaignPhase): Promise<CampaignStatus> {
+    const deadline = Date.now() + 15_000;
+    let last: CampaignStatus | undefined;
+    for (;;) {
+      last = await getCampaignStatus(env.client, reference).catch(() => last);
+      if (last && last.waitingFor !== undefined && last.phase === phase) return last;
+      if (Date.now() > deadline)
+        throw new Error(`campaign ${reference}: not idle in ${phase} (${last?.phase})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Created and shared, then DECLINED at the registry with its webhook: share-declined. */
+  async function declined() {
+    const { reference, handle } = await order();
+    const { campaignId } = await idleIn(reference, 'share-pending');
+    await bench.control.declineShare(campaignId!, 'samples do not match');
+    await deliver(handle, {
+      eventType: 'CAMPAIGN_SHARE_DELETE',
+      campaignId: campaignId!,
+      campaignReferenceId: reference,
+    });
+    await idleIn(reference, 'share-declined');
+    return { reference, handle, campaignId: campaignId! };
+  }
+
+  /** Shared via a CSP, ACCEPTED with its webhook: awaiting-dca. */
+  async function awaitingDca() {
+    const { reference, handle } = await order({ upstreamCnpId: 'CSPUPSTREAM' });
+    const { campaignId } = await idleIn(reference, 'share-pending');
+    await bench.control.acceptShare(campaignId!);
+    await deliver(handle, {
+      eventType: 'CAMPAIGN_SHARE_ACCEPT',
+      campaignId: campaignId!,
+      campaignReferenceId: reference,
+    });
+    await idleIn(reference, 'awaiting-dca');
+    return { reference, handle, campaignId: campaignId! };
+  }
+
+  type Case = {
+    operation: string;
+    setup(): Promise<{ reference: string; handle: WorkflowHandle }>;
+    held: CampaignCallSite;
+    /** The call site the outcome names, and what became of it. */
+    site: RegExp;
+    run(reference: string): Promise<OperationOutcome>;
+  };
+  const cases: Case[] = [
+    {
+      operation: 'resubmit',
+      setup: declined,
+      held: 'updateCampaign',
+      site: /"update campaign" was in flight and abandoned/,
+      run: (reference) =>
+        resubmitCampaign(env.client, reference, {
+          changes: { description: 'Account balance reminders, v2' },
+        }),
+    },
+    {
+      operation: 'shareWith',
+      setup: declined,
+      held: 'shareCampaign',
+      site: /"share campaign" was in flight and abandoned/,
+      run: (reference) => shareCampaignWith(env.client, reference, 'CSPUPSTREAM'),
+    },
+    {
+      operation: 'confirmDcaComplete',
+      setup: awaitingDca,
+      held: 'getCampaignSharing',
+      site: /"read campaign sharing" was in flight and abandoned/,
+      run: (reference) => confirmCampaignDca(env.client, reference, { confirmedBy: 'alice' }),
+    },
+  ];
+
+  for (const c of cases)
+    it(`${c.operation}: its held ${c.held} call is interrupted; the update answers cancelled, the campaign ends cancelled`, async () => {
+      const { reference, handle } = await c.setup();
+      const held = bench.faults.hold(c.held);
+      let outcome: OperationOutcome;
+      try {
+        const running = c.run(reference);
+        await within(held.entered(), `${c.held} reached`);
+        await handle.cancel();
+        outcome = await within(running, c.operation);
+      } finally {
+        held.release();
+      }
+      expect(outcome).toMatchObject({ operation: c.operation, outcome: 'cancelled', phase: 'cancelled' });
+      expect(outcome.detail).toMatch(/cancelled through Temporal/);
+      expect(outcome.detail).toMatch(c.site);
+      const result = (await expectEnded(handle)) as CampaignResult;
+      expect(result).toMatchObject({ phase: 'cancelled', billed: true });
+      if (c.operation === 'resubmit') await recordHistory(handle, 'campaign-temporal-cancel-during-resubmit');
+    });
+
+  it('approveFee: the billed creation it runs finishes and is recorded; the update is answered, billed once', async () => {
+    const { reference, handle } = await order({ requireFeeApproval: true });
+    await idleIn(reference, 'awaiting-fee-approval');
+    const held = bench.faults.hold('createCampaign');
+    let approving: Promise<OperationOutcome> | undefined;
+    try {
+      approving = approveCampaignFee(env.client, reference, { approvedBy: 'ops' });
+      await within(held.entered(), 'createCampaign reached');
+      await handle.cancel();
+    } finally {
+      held.release();
+    }
+    const outcome = await within(approving!, 'approveFee');
+    // Done if the creation returned before the cancellation was seen, else cancelled saying it finished.
+    expect(['done', 'cancelled']).toContain(outcome.outcome);
+    if (outcome.outcome === 'cancelled')
+      expect(outcome.detail).toMatch(
+        /billed registry call "create campaign" finished \(answered\) and is recorded/,
+      );
+    const result = (await expectEnded(handle)) as CampaignResult;
+    expect(result).toMatchObject({ phase: 'cancelled', billed: true });
+    const fees = (await bench.control.ledger()).filter(
+      (e) => e.kind === 'CAMPAIGN_REGISTRATION' && e.campaignId === result.campaignId,
+    );
+    expect(fees).toHaveLength(1);
+  });
+
+  it('cancel and acknowledge queued behind a held reconciliation read: both answered cancelled, nothing sent', async () => {
+    const { reference, handle, campaignId } = await declined();
+    const nudge = {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId,
+      campaignReferenceId: reference,
+      nudgeIntent: 'REVIEW',
+    };
+    await deliver(handle, { ...nudge, description: 'please look' } as Parameters<typeof deliver>[1]);
+    const nudged = await within(
+      (async () => {
+        for (;;) {
+          const s = await getCampaignStatus(env.client, reference);
+          const key = s.needsAction.find((a) => a.key.startsWith('nudge-'))?.key;
+          if (key && s.waitingFor !== undefined) return key;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })(),
+      'the nudge raised',
+    );
+    const held = bench.faults.hold('getCampaign');
+    let updates: Promise<OperationOutcome>[] = [];
+    try {
+      await deliver(handle, { ...nudge, description: 'please look again' } as Parameters<typeof deliver>[1]);
+      await within(held.entered(), 'getCampaign reached');
+      updates = [
+        acknowledgeCampaignAction(env.client, reference, nudged),
+        cancelCampaign(env.client, reference, 'customer withdrew'),
+      ];
+      await within(
+        (async () => {
+          while ((await getCampaignStatus(env.client, reference)).pendingOperations.length < 2)
+            await new Promise((r) => setTimeout(r, 50));
+        })(),
+        'both queued',
+      );
+      await handle.cancel();
+      const outcomes = await within(Promise.all(updates), 'the queued updates');
+      for (const outcome of outcomes) {
+        expect(outcome).toMatchObject({ outcome: 'cancelled', phase: 'cancelled' });
+        expect(outcome.detail).toMatch(/cancelled through Temporal before it ran/);
+      }
+    } finally {
+      held.release();
+    }
+    const result = (await expectEnded(handle)) as CampaignResult;
+    expect(result.phase).toBe('cancelled');
   });
 });
