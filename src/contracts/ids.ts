@@ -14,9 +14,14 @@ export function campaignWorkflowId(campaignReference: string): string {
   return `campaign/${campaignReference}`;
 }
 
-/** One child workflow per external vet of a brand; the sequence number tells vets of one provider apart. */
-export function vetWorkflowId(brandReference: string, evpId: string, sequence: number): string {
-  return `brand/${brandReference}/vet/${evpId}/${sequence}`;
+/**
+ * One child workflow per external vet of a brand; the sequence number tells vets of one provider apart.
+ * `tag`: something unique to the brand run that started it (a deterministic uuid of that run), so a
+ * brand ordered again after a termination or reset starts vets that cannot collide with an earlier
+ * run's (`brand/{ref}/vet/{evp}/{seq}-{tag}`). Vets started before it have no tag.
+ */
+export function vetWorkflowId(brandReference: string, evpId: string, sequence: number, tag?: string): string {
+  return `brand/${brandReference}/vet/${evpId}/${sequence}${tag ? `-${tag}` : ''}`;
 }
 
 export type ParkedEntityKind = 'brand' | 'campaign';

@@ -9,6 +9,8 @@ import type { VetState } from './brand.js';
 /** Sent by a vet workflow to its brand workflow (by workflow id, so it reaches the current run). */
 export interface VetProgress {
   seq: number;
+  /** The reporting vet's workflow id: the brand matches reports on it (a seq may repeat across brand runs). */
+  vetWorkflowId?: string;
   state: VetState;
   cause: WakeCause | 'start';
   vettingId?: string;

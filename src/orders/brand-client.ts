@@ -28,8 +28,10 @@ import {
 import { brandWorkflowId } from '../contracts/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
+import { parseRequest } from './operator-requests.js';
 import { entityOrders } from './order-client.js';
 import {
+  IdempotencyKeySchema,
   StrictAcknowledgeRequestSchema,
   StrictAppealRequestSchema,
   StrictCancelRequestSchema,
@@ -111,26 +113,43 @@ export function appealBrand(
 ): Promise<BrandOperationOutcome> {
   return brands.update(client, reference, appealUpdate, 'appeal', StrictAppealRequestSchema, request);
 }
-export function orderVet(
+/** Options of a billed vet request: the caller's idempotency key (see `IdempotencyKeySchema`). */
+export interface VetRequestOptions {
+  /**
+   * Sent as the Temporal update id: the same key asked again (a retry after a timeout, a double click)
+   * is answered with the first request's outcome, and nothing is ordered twice. Without one, the
+   * client makes a fresh id per call (an identical request in progress is still answered once).
+   */
+  idempotencyKey?: string;
+}
+
+function vetUpdateOptions<R>(what: string, request: R, opts: VetRequestOptions) {
+  if (opts.idempotencyKey === undefined) return { args: [request] as [R] };
+  const key = parseRequest(`${what} idempotency key`, IdempotencyKeySchema, opts.idempotencyKey);
+  return { args: [request] as [R], updateId: key };
+}
+
+export async function orderVet(
   client: Client,
   reference: string,
   request: OrderVetRequest,
+  opts: VetRequestOptions = {},
 ): Promise<BrandOperationOutcome> {
-  return brands.update(client, reference, orderVetUpdate, 'vet order', StrictOrderVetRequestSchema, request);
+  const valid = parseRequest('vet order', StrictOrderVetRequestSchema, request);
+  return brands
+    .handle(client, reference)
+    .executeUpdate(orderVetUpdate, vetUpdateOptions('vet order', valid, opts));
 }
-export function importVet(
+export async function importVet(
   client: Client,
   reference: string,
   request: ImportVetRequest,
+  opts: VetRequestOptions = {},
 ): Promise<BrandOperationOutcome> {
-  return brands.update(
-    client,
-    reference,
-    importVetUpdate,
-    'vet import',
-    StrictImportVetRequestSchema,
-    request,
-  );
+  const valid = parseRequest('vet import', StrictImportVetRequestSchema, request);
+  return brands
+    .handle(client, reference)
+    .executeUpdate(importVetUpdate, vetUpdateOptions('vet import', valid, opts));
 }
 export function cancelBrand(
   client: Client,

@@ -4,6 +4,7 @@
  * or misspelled field is refused with its name instead of being dropped. Lists, records and strings
  * carry the caps of src/registry/request-limits.ts through the registry schemas they are built on.
  */
+import { z } from 'zod';
 import {
   AppealRequestSchema,
   CancelRequestSchema,
@@ -36,3 +37,14 @@ export const StrictShareWithRequestSchema = ShareWithRequestSchema.strict();
 export const StrictCampaignCancelRequestSchema = CampaignCancelRequestSchema.strict();
 export const StrictAcknowledgeRequestSchema = AcknowledgeRequestSchema.strict();
 export const StrictConfirmDcaCompleteRequestSchema = ConfirmDcaCompleteRequestSchema.strict();
+
+/**
+ * A caller's idempotency key for a billed vet request (orderVet, importVet): sent as the Temporal
+ * update id, so the same key asked again is answered with the first outcome (docs/workflows.md,
+ * "External vetting"). Printable ASCII, no spaces, at most 200 characters.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1, 'idempotencyKey: must not be empty')
+  .max(200, 'idempotencyKey: at most 200 characters')
+  .regex(/^[\x21-\x7e]+$/, 'idempotencyKey: printable ASCII without spaces');

@@ -21,6 +21,8 @@ export const PATCHES = {
   brandSpecWaits: 'brand-spec-waits',
   /** Vet orders and imports ask the provider's /enum/extVettingProvider record first (issue 33). */
   vetOfferCheck: 'vet-offer-check',
+  /** Vets: an identical request in progress answered once, update ids remembered, run-unique vet ids (issue 34). */
+  vetOnce: 'vet-once',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -142,8 +142,10 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       client: env.client,
     });
     expect(vet.code, vet.stderr).toBe(0);
-    expect(vet.stdout).toBe(
-      `vet ordered: done, phase ready, vetSeq 1, vetWorkflowId brand/${reference}/vet/AEGIS/1`,
+    expect(vet.stdout).toMatch(
+      new RegExp(
+        `^vet ordered: done, phase ready, vetSeq 1, vetWorkflowId brand/${reference}/vet/AEGIS/1-[0-9a-f]{8}$`,
+      ),
     );
     const withVet = JSON.parse((await tcr(['status', reference, '--json'], { client: env.client })).stdout);
     expect(withVet.vets).toEqual([

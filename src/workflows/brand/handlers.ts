@@ -3,7 +3,13 @@
  * registry-event and vet-progress signals. Handlers validate and enqueue (or record a hint and wake
  * the loop); the loop runs the operation and the update awaits its outcome.
  */
-import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import {
+  condition,
+  currentUpdateInfo,
+  getExternalWorkflowHandle,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
 import { type BrandPhase, type BrandStatus, brandStatusQuery } from '../../contracts/brand.js';
 import {
   acknowledgeBrandUpdate,
@@ -24,6 +30,7 @@ import {
 import type { OperationOutcome } from '../entity/operations.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
 import { setRegistryChangedHandler } from '../entity/registry-changed.js';
+import { PATCHES } from '../patches.js';
 import {
   checkAcknowledgeRequest,
   checkAppealRequest,
@@ -36,6 +43,7 @@ import { politicalAccessRefusal } from '../vet/derive.js';
 import type { BrandContext } from './context.js';
 import { brandWaitKeys, eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
+import { VET_REQUESTS_KEPT, type VetRequestRecord } from './state.js';
 
 const WATCHERS_LIMIT = 1_000;
 
@@ -46,6 +54,35 @@ export function setBrandHandlers(ctx: BrandContext) {
     (await queue.awaitOutcome(
       queue.enqueue(kind, request, { first: kind === 'cancel' }),
     )) as OperationOutcome<BrandPhase>;
+  /** Vet requests this run submitted (a record carried without its outcome is not waited on). */
+  const submittedThisRun = new Set<VetRequestRecord>();
+  /**
+   * A billed vet request, once per update id (the caller's idempotency key): an id seen before, in this
+   * run or an earlier one, is answered with the first outcome, nothing run again. An identical request
+   * under another id is answered by the operation itself ("already in progress", ./operations.ts).
+   */
+  const vetOnce = async (kind: 'orderVet' | 'importVet', request: unknown) => {
+    const key = currentUpdateInfo()?.id;
+    if (key === undefined || !patched(PATCHES.vetOnce)) return submit(kind, request);
+    state.vetRequests ??= [];
+    const records = state.vetRequests;
+    const seen = records.find((r) => r.key === key && (r.outcome !== undefined || submittedThisRun.has(r)));
+    if (seen) {
+      await condition(() => seen.outcome !== undefined);
+      return seen.outcome!;
+    }
+    const record: VetRequestRecord = { key };
+    records.push(record);
+    while (records.length > VET_REQUESTS_KEPT) records.shift();
+    submittedThisRun.add(record);
+    record.outcome = await submit(kind, request);
+    return record.outcome;
+  };
+  /** The update id was answered before: its outcome is given again, whatever the brand's phase now. */
+  const answeredBefore = (): boolean => {
+    const key = currentUpdateInfo()?.id;
+    return key !== undefined && (state.vetRequests ?? []).some((r) => r.key === key && r.outcome);
+  };
   const allowed = (kind: BrandOperation) => refuseUnlessAllowed(brandPhases, status.phase, kind);
 
   setHandler(brandStatusQuery, (): BrandStatus => ({ ...status, pendingOperations: queue.pendingKinds() }));
@@ -93,8 +130,9 @@ export function setBrandHandlers(ctx: BrandContext) {
     },
   });
 
-  setHandler(orderVetUpdate, (request) => submit('orderVet', request), {
+  setHandler(orderVetUpdate, (request) => vetOnce('orderVet', request), {
     validator: (request) => {
+      if (answeredBefore()) return;
       allowed('orderVet');
       const parsed = checkOrderVetRequest(request);
       if (
@@ -107,8 +145,9 @@ export function setBrandHandlers(ctx: BrandContext) {
     },
   });
 
-  setHandler(importVetUpdate, (request) => submit('importVet', request), {
+  setHandler(importVetUpdate, (request) => vetOnce('importVet', request), {
     validator: (request) => {
+      if (answeredBefore()) return;
       allowed('importVet');
       const parsed = checkImportVetRequest(request);
       if (
@@ -163,7 +202,11 @@ export function setBrandHandlers(ctx: BrandContext) {
   });
 
   setHandler(vetProgressSignal, (progress) => {
-    const vet = status.vets.find((v) => v.seq === progress.seq);
+    // Matched on the vet's workflow id: a vet of an earlier brand run (terminated, reset) may share a seq.
+    const vet =
+      progress.vetWorkflowId !== undefined
+        ? status.vets.find((v) => v.workflowId === progress.vetWorkflowId)
+        : status.vets.find((v) => v.seq === progress.seq);
     if (!vet || (vet.state === progress.state && progress.vettingId === vet.vettingId)) return;
     if (vet.state !== progress.state)
       audit(progress.cause, 'vet', `#${vet.seq} ${progress.detail ?? ''}`.trim(), vet.state, progress.state);

@@ -21,7 +21,12 @@ import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
 import { PATCHES } from '../patches.js';
-import { importIsPolitical, politicalAccessRefusal, vetOfferVerdict } from '../vet/derive.js';
+import {
+  identicalVetInProgress,
+  importIsPolitical,
+  politicalAccessRefusal,
+  vetOfferVerdict,
+} from '../vet/derive.js';
 import type { BrandContext } from './context.js';
 import { hasPoliticalAccessByTaxStatus, vetInProgress } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
@@ -33,7 +38,7 @@ const CHILD_SETTLE_MS = 10 * 60 * 1000;
 export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
   const { input, reads, writes, childrenOfThisRun, state, status, queue, books, guarded, audit } = ctx;
   const { account, setPhase, applySnapshot, restartWait } = ctx;
-  const { register, startVet } = steps;
+  const { register, startVet, adoptVets } = steps;
 
   const refusedBy = (what: string, call: Extract<CallResult<unknown>, { ok: false }>): OperationResult => {
     audit('operator', 'registry-refused', `${what}: ${call.failure.message}`);
@@ -67,6 +72,36 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
     }
     if (verdict.note !== undefined) audit('operator', 'vet-offer-unknown', verdict.note);
     return { offer: read.value };
+  };
+
+  /**
+   * Before a vet order or import (behind its patch): a brand whose vets at the registry are not read
+   * yet (adopted, or found at the registry when ordered again) reads them first; an identical vet in
+   * progress (the same provider and class, or provider and vetting id) answers the request instead of
+   * a second vet and a second fee. Undefined: go on.
+   */
+  const vetAlreadyInProgress = async (
+    request: { evpId: string } & ({ vettingClass: string } | { vettingId: string }),
+  ): Promise<OperationResult | undefined> => {
+    if (!patched(PATCHES.vetOnce)) return undefined;
+    if (state.vetsToAdopt) await adoptVets('operator');
+    if (state.vetsToAdopt)
+      return {
+        outcome: 'failed',
+        detail: "the brand's vets at the registry could not be read yet; nothing was ordered: ask again",
+      };
+    const running = identicalVetInProgress(status.vets, request);
+    if (!running) return undefined;
+    audit('operator', 'vet-already-in-progress', `#${running.seq} ${running.evpId} ${running.state}`);
+    return {
+      outcome: 'done',
+      detail: `already in progress: vet #${running.seq} (${running.state})`,
+      ids: {
+        vetSeq: String(running.seq),
+        vetWorkflowId: running.workflowId,
+        ...(running.vettingId ? { vettingId: running.vettingId } : {}),
+      },
+    };
   };
 
   const revet = async (): Promise<OperationResult> => {
@@ -171,6 +206,8 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
       }
       case 'orderVet': {
         const order = acceptedRequest<OrderVetRequest>(op);
+        const running = await vetAlreadyInProgress({ evpId: order.evpId, vettingClass: order.vettingClass });
+        if (running) return running;
         const checked = await checkVetOffer(order.evpId, order.vettingClass, 'order');
         if ('refused' in checked) return checked.refused;
         const vet = await startVet(
@@ -187,6 +224,8 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
       }
       case 'importVet': {
         const imp = acceptedRequest<ImportVetRequest>(op);
+        const running = await vetAlreadyInProgress({ evpId: imp.evpId, vettingId: imp.vettingId });
+        if (running) return running;
         const checked = await checkVetOffer(imp.evpId, imp.vettingClass, 'import');
         if ('refused' in checked) return checked.refused;
         if (

@@ -9,7 +9,11 @@ import type { BrandRegistration } from '../../registry/schemas.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
-import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
+import {
+  emptyOperationQueue,
+  type OperationOutcome,
+  type OperationQueueState,
+} from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
 
 /**
@@ -19,6 +23,15 @@ import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
 export interface BrandRunInput extends BrandWorkflowInput {
   carried?: BrandState;
 }
+
+/** One remembered vet request: its update id and, once it ran, the outcome its caller got. */
+export interface VetRequestRecord {
+  key: string;
+  outcome?: OperationOutcome<BrandPhase>;
+}
+
+/** How many vet requests' outcomes a brand remembers. */
+export const VET_REQUESTS_KEPT = 200;
 
 export interface BrandState {
   /** What the `status` query shows. */
@@ -36,6 +49,12 @@ export interface BrandState {
    * and follows each (src/workflows/brand/steps.ts, `adoptVets`). Cleared once read.
    */
   vetsToAdopt?: boolean;
+  /**
+   * Vet orders and imports by update id (the caller's idempotency key, or the id the client made),
+   * with the outcome the first caller got: the same id asked again, in this run or a later one, is
+   * answered with it. Bounded (`VET_REQUESTS_KEPT`, oldest first out); carried across continue-as-new.
+   */
+  vetRequests?: VetRequestRecord[];
   /** Delivery ids of webhook events already handled, with when (bounded in count and time). */
   deliveries: CarriedDelivery[];
   /** An appeal was filed and no identity decision has been seen since. */

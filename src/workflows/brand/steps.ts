@@ -3,7 +3,13 @@
  * is confirmed by the list before the brand counts as deleted), notice expired vets, start vets (child
  * workflows), and `reconcile`, the phase's own step.
  */
-import { ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
+import {
+  type ChildWorkflowHandle,
+  ParentClosePolicy,
+  patched,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { VetStatus } from '../../contracts/brand.js';
 import { parkedEventsWorkflowId, vetWorkflowId } from '../../contracts/ids.js';
@@ -35,6 +41,16 @@ export function brandSteps(ctx: BrandContext) {
   const { input, opts, reads, writes, self, childrenOfThisRun, state, status, books, guarded } = ctx;
   const { audit, account, final, setPhase, applySnapshot, claimParked } = ctx;
 
+  /**
+   * A vet's workflow id: with a tag unique to this brand run (a uuid from the workflow's deterministic
+   * random, stable on replay), so it cannot collide with a vet of an earlier run (terminated, reset).
+   * Behind its patch: vets started before it keep the old ids.
+   */
+  const vetId = (evpId: string, seq: number): string =>
+    patched(PATCHES.vetOnce)
+      ? vetWorkflowId(input.reference, evpId, seq, uuid4().slice(0, 8))
+      : vetWorkflowId(input.reference, evpId, seq);
+
   /** Registers the brand (the client searches by referenceId first: a re-order adopts, never pays twice). */
   const register = async (cause: AuditCause): Promise<CallResult<BrandSnapshot>> => {
     const registration = state.registration;
@@ -46,6 +62,10 @@ export function brandSteps(ctx: BrandContext) {
       books.clearAction('registration');
       audit(cause, 'registered', call.value.brandId);
       delete state.registration;
+      // The registry may have had the brand already (a brand ordered again after a termination: the
+      // client found it by referenceId): its vets are read and followed like an adopted brand's, never
+      // ordered again. A brand new at the registry lists none (one read).
+      if (patched(PATCHES.vetOnce)) state.vetsToAdopt = true;
       applySnapshot(call.value, cause);
       await claimParked(parkedEventsWorkflowId('brand', call.value.brandId));
     } else if (requestRefusalClasses.includes(call.failure.class)) {
@@ -140,7 +160,7 @@ export function brandSteps(ctx: BrandContext) {
     followUpOf?: number,
   ): Promise<VetStatus> => {
     const seq = ++state.vetSeq;
-    const workflowId = vetWorkflowId(input.reference, request.evpId, seq);
+    const workflowId = vetId(request.evpId, seq);
     const resultWindowMs = opts.vetResultWindowMs ?? DEFAULT_VET_RESULT_WINDOW_MS;
     const graceMs = opts.vetGraceMs ?? DEFAULT_VET_GRACE_MS;
     const vet: VetStatus = {
@@ -165,23 +185,32 @@ export function brandSteps(ctx: BrandContext) {
     };
     status.vets.push(vet);
     audit(cause, `vet-${vetVerb[request.mode]}`, `#${seq} ${request.evpId} ${vet.vettingClass ?? ''}`.trim());
-    const child = await startChild(vetWorkflow, {
-      workflowId,
-      // The vet outlives a continue-as-new of the brand and reports by workflow id.
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      args: [
-        {
-          brandWorkflowId: self,
-          account,
-          brandId: status.brandId!,
-          seq,
-          request,
-          resultWindowMs,
-          graceMs,
-          ...(opts.vetPoll ? { poll: opts.vetPoll } : {}),
-        },
-      ],
-    });
+    let child: ChildWorkflowHandle<typeof vetWorkflow>;
+    try {
+      child = await startChild(vetWorkflow, {
+        workflowId,
+        // The vet outlives a continue-as-new of the brand and reports by workflow id.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        args: [
+          {
+            brandWorkflowId: self,
+            account,
+            brandId: status.brandId!,
+            seq,
+            request,
+            resultWindowMs,
+            graceMs,
+            ...(opts.vetPoll ? { poll: opts.vetPoll } : {}),
+          },
+        ],
+      });
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+      // A vet of that id runs already (started by an earlier run of this brand, before vet ids were
+      // unique to a run): it is followed (its reports carry its id, and reach this brand), never a failure.
+      audit(cause, 'vet-attached', `#${seq} ${workflowId} runs already: followed`);
+      return vet;
+    }
     childrenOfThisRun.set(workflowId, child);
     return vet;
   };
@@ -208,7 +237,7 @@ export function brandSteps(ctx: BrandContext) {
       const seq = ++state.vetSeq;
       status.vets.push({
         seq,
-        workflowId: vetWorkflowId(input.reference, record.evpId, seq),
+        workflowId: vetId(record.evpId, seq),
         mode: 'adopt',
         evpId: record.evpId,
         state: vetState,
@@ -220,9 +249,12 @@ export function brandSteps(ctx: BrandContext) {
 
   const reconcile = async (cause: WakeCause | 'start'): Promise<void> => {
     switch (status.phase) {
-      case 'registering':
-        await register(cause);
+      case 'registering': {
+        const call = await register(cause);
+        // Found at the registry (ordered again): its vets are read and followed now, before any order.
+        if (call.ok && state.vetsToAdopt && !final()) await adoptVets(cause);
         return;
+      }
       case 'registration-rejected':
         return;
       default:
@@ -247,7 +279,7 @@ export function brandSteps(ctx: BrandContext) {
     }
   };
 
-  return { register, startVet, reconcile };
+  return { register, startVet, adoptVets, reconcile };
 }
 
 export type BrandSteps = ReturnType<typeof brandSteps>;

@@ -1,6 +1,6 @@
 /** The vet workflow's decisions as plain functions (no workflow API). */
 import type { VetRecord, VettingProviderOffer } from '../../contracts/activity-types.js';
-import type { VetState } from '../../contracts/brand.js';
+import type { VetState, VetStatus } from '../../contracts/brand.js';
 import type { VetProgress } from '../../contracts/vet.js';
 
 /** Registry vettingStatus → our vet state. */
@@ -100,4 +100,25 @@ export function importIsPolitical(declaredClass: string | undefined, offer: Vett
 /** The refusal of a Political vet for a non-profit that already has Political access (spec, "Vet types"). */
 export function politicalAccessRefusal(taxExemptStatus: unknown, verb: 'request' | 'import'): string {
   return `a NON_PROFIT with tax-exempt status ${String(taxExemptStatus)} already has Political access and may not ${verb} a Political vet`;
+}
+
+const VET_STATES_IN_PROGRESS: readonly VetState[] = ['ordering', 'pending', 'under-review'];
+
+/**
+ * A vet of the brand that an identical billed request would start again, still in progress
+ * (ordering, pending, under review): the same provider and class for an order, the same provider and
+ * vetting id for an import. Such a request is answered "already in progress", never executed twice.
+ */
+export function identicalVetInProgress(
+  vets: readonly VetStatus[],
+  request: { evpId: string } & ({ vettingClass: string } | { vettingId: string }),
+): VetStatus | undefined {
+  return vets.find(
+    (v) =>
+      VET_STATES_IN_PROGRESS.includes(v.state) &&
+      v.evpId === request.evpId &&
+      ('vettingClass' in request
+        ? v.vettingClass === request.vettingClass
+        : v.vettingId === request.vettingId),
+  );
 }

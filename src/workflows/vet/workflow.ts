@@ -1,6 +1,6 @@
 /**
  * vetWorkflow: one external vet of one brand (a child of the brand workflow, id
- * `brand/{reference}/vet/{evpId}/{seq}`). Orders (`POST /brand/{id}/externalVetting` → PENDING) or
+ * `brand/{reference}/vet/{evpId}/{seq}-{tag}`, the tag unique to the brand run that started it). Orders (`POST /brand/{id}/externalVetting` → PENDING) or
  * imports (`PUT`) the vet, then waits for the result for the spec's 48 hours plus a grace period:
  * woken by webhook signals the brand workflow forwards, confirmed by polling
  * `GET /brand/{id}/externalVetting`. Every change is reported to the brand workflow by signal (by
@@ -22,6 +22,7 @@ import {
   isCancellation,
   patched,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { VetRecord } from '../../contracts/activity-types.js';
 import type { OperatorAction, VetState, WaitingFor } from '../../contracts/brand.js';
@@ -137,7 +138,8 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
     view.phase = next.state;
     books.syncSearchAttributes();
     try {
-      await brand.signal(vetProgressSignal, next);
+      // With this vet's id: the brand matches reports on it (a seq may repeat across brand runs).
+      await brand.signal(vetProgressSignal, { ...next, vetWorkflowId: workflowInfo().workflowId });
     } catch {
       // The brand workflow is gone (cancelled or deleted): the result stays in this workflow.
     }
