@@ -41,8 +41,7 @@ function withKey<R>(
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError || !(error instanceof Error)) throw error;
       throw new Error(
-        `${error.message} (run it again with --idempotency-key ${key}: the first request's outcome is answered, nothing is ordered twice)`,
-        { cause: error },
+        `${error.message} (idempotency key ${key}: run it again with --idempotency-key ${key} for the first request's outcome, nothing ordered twice)`,
       );
     }
   };

@@ -162,6 +162,9 @@ describe('operator action commands', () => {
 
       const failing = await tcr(c.argv, { client: recordingClient(new Error('boom')).client, env });
       expect(failing.code).toBe(1);
-      expect(failing.stderr).toBe(`tcr: ${c.workflowId}: ${c.update} failed: boom`);
+      // A vet request's failure also names its idempotency key (src/cli/vet.ts).
+      expect(failing.stderr.replace(/ \(idempotency key \S+: .*\)$/, '')).toBe(
+        `tcr: ${c.workflowId}: ${c.update} failed: boom`,
+      );
     });
 });

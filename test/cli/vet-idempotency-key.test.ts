@@ -56,6 +56,8 @@ describe('tcr vet: idempotency key', () => {
     const lost = recordingClient(new Error('deadline exceeded'));
     const run = await tcr([...order, '--idempotency-key', 'order-43'], { client: lost.client });
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/deadline exceeded.*--idempotency-key order-43/);
+    expect(run.stderr).toMatch(
+      /deadline exceeded \(idempotency key order-43: run it again with --idempotency-key order-43/,
+    );
   });
 });
