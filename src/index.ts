@@ -158,6 +158,7 @@ export {
   revetBrand,
   type StartedBrandOrder,
   startBrandOrder,
+  type VetRequestOptions,
   waitForBrandPhase,
 } from './orders/brand-client.js';
 export {
