@@ -16,8 +16,8 @@ export function campaignWorkflowId(campaignReference: string): string {
 
 /**
  * One child workflow per external vet of a brand; the sequence number tells vets of one provider apart.
- * `tag`: something unique to the brand run that started it (a deterministic uuid of that run), so a
- * brand ordered again after a termination or reset starts vets that cannot collide with an earlier
+ * `tag`: something unique to the brand that started it (8 hex digits of its first run id), so a
+ * brand ordered again after a termination (a new chain of runs) starts vets that cannot collide with an earlier
  * run's (`brand/{ref}/vet/{evp}/{seq}-{tag}`). Vets started before it have no tag.
  */
 export function vetWorkflowId(brandReference: string, evpId: string, sequence: number, tag?: string): string {

@@ -12,7 +12,12 @@ import { brandStatusQuery } from '../../src/contracts/brand.js';
 import { orderVetUpdate } from '../../src/contracts/brand-operations.js';
 import { orderVet, startBrandOrder } from '../../src/orders/index.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
-import { brandRegistration, waitForStatus, withWorkers } from '../fixtures/workflow-harness.js';
+import {
+  brandRegistration,
+  recordHistory,
+  waitForStatus,
+  withWorkers,
+} from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fake.writeActivities() });
@@ -50,6 +55,7 @@ describe('a vet is ordered once', () => {
       const later = await orderVet(env.client, reference, ENHANCED);
       expect(later.detail).toMatch(/already in progress: vet #1/);
       expect(fake.callCount('orderExternalVet')).toBe(1);
+      await recordHistory(handle, 'brand-vet-once-concurrent');
     });
   });
 
@@ -109,6 +115,7 @@ describe('vet ids unique across runs', () => {
       expect(status.vets).toHaveLength(1);
       expect(fake.callCount('orderExternalVet')).toBe(1);
       expect((await again.describe()).status.name).toBe('RUNNING');
+      await recordHistory(again, 'brand-vet-reordered');
     });
   });
 });

@@ -8,7 +8,7 @@ import {
   ParentClosePolicy,
   patched,
   startChild,
-  uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { VetStatus } from '../../contracts/brand.js';
@@ -42,13 +42,20 @@ export function brandSteps(ctx: BrandContext) {
   const { audit, account, final, setPhase, applySnapshot, claimParked } = ctx;
 
   /**
-   * A vet's workflow id: with a tag unique to this brand run (a uuid from the workflow's deterministic
-   * random, stable on replay), so it cannot collide with a vet of an earlier run (terminated, reset).
-   * Behind its patch: vets started before it keep the old ids.
+   * A vet's workflow id: with a tag unique to this brand's chain of runs (its first run's id, stable on
+   * replay and across continue-as-new; a brand terminated and ordered again is a new chain), so it
+   * cannot collide with a vet of an earlier brand. Not the workflow's random: the tracing interceptors
+   * draw on it, so a uuid would differ between workers with and without tracing. Behind its patch: vets
+   * started before it keep the old ids.
    */
   const vetId = (evpId: string, seq: number): string =>
     patched(PATCHES.vetOnce)
-      ? vetWorkflowId(input.reference, evpId, seq, uuid4().slice(0, 8))
+      ? vetWorkflowId(
+          input.reference,
+          evpId,
+          seq,
+          workflowInfo().firstExecutionRunId.replace(/-/g, '').slice(0, 8),
+        )
       : vetWorkflowId(input.reference, evpId, seq);
 
   /** Registers the brand (the client searches by referenceId first: a re-order adopts, never pays twice). */
