@@ -23,8 +23,6 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fake.writeActivities() });
-
 /** A ready brand with a STANDARD vet ordered from AEGIS and placed at the registry. */
 async function readyWithStandardVet(orderBrand: TestWorkers['orderBrand']) {
   const { reference, handle, status: ready } = await orderBrand({ until: (s) => s.phase === 'ready' });
@@ -38,7 +36,7 @@ async function readyWithStandardVet(orderBrand: TestWorkers['orderBrand']) {
 describe('external vetting', () => {
   it('a vet answered at hour 47 makes the brand VETTED_VERIFIED with its score', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { handle, ready, ordered } = await readyWithStandardVet(orderBrand);
       const vet = ordered.vets[0]!;
       expect(vet.state).toBe('pending');
@@ -73,7 +71,7 @@ describe('external vetting', () => {
 
   it('a vet never answered times out at 48 h + grace and the brand needs action', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({
         workflowOptions: { vetGraceMs: 3600_000 },
         until: (s) => s.phase === 'ready',
@@ -90,7 +88,7 @@ describe('external vetting', () => {
 
   it('a FAILED vet carries its reasons; dropped webhook recovered by the vet poll', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { handle, ready, ordered } = await readyWithStandardVet(orderBrand);
       fake.decideVet(ready.brandId!, ordered.vets[0]!.vettingId!, {
         status: 'FAILED',
@@ -106,7 +104,7 @@ describe('external vetting', () => {
 
   it('enhanced-after-low-score policy orders an ENHANCED vet after a low STANDARD score', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const {
         reference,
         handle,
@@ -132,7 +130,7 @@ describe('external vetting', () => {
 
   it('refuses a POLITICAL vet for a 501(c)(3) non-profit in the validator; an expired political vet is reported', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const started = await orderBrand({
         brand: brandRegistration({ entityType: 'NON_PROFIT' }),
         until: (s) => s.phase === 'ready',

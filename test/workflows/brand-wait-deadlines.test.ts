@@ -26,7 +26,6 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fake.writeActivities() });
 const keys = (s: BrandStatus) => s.needsAction.map((a) => a.key);
 /** The loop waits in `phase` (its step done, its next poll planned). */
 const waitingIn = (phase: BrandStatus['phase']) => (s: BrandStatus) =>
@@ -35,7 +34,7 @@ const waitingIn = (phase: BrandStatus['phase']) => (s: BrandStatus) =>
 describe('awaiting-contact-verification has a deadline', () => {
   it('raises needs-action after 3 days with what to do, and clears it once the contact verifies', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async (w) => {
+    await withWorkers(env, fake.activities(), async (w) => {
       const { handle, status: waiting } = await w.orderBrand({
         brand: publicProfitRegistration(),
         until: waitingIn('awaiting-contact-verification'),
@@ -60,7 +59,7 @@ describe('awaiting-contact-verification has a deadline', () => {
 
   it('acknowledging moves the deadline a full period: not raised again at once, raised again 3 days later', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async (w) => {
+    await withWorkers(env, fake.activities(), async (w) => {
       const { reference, handle } = await w.orderBrand({
         brand: publicProfitRegistration(),
         until: waitingIn('awaiting-contact-verification'),
@@ -86,7 +85,7 @@ describe('awaiting-contact-verification has a deadline', () => {
 describe('awaiting-sole-proprietor-verification has a deadline', () => {
   it('raises needs-action after 3 days, cleared once the builder supports the sole proprietor', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async (w) => {
+    await withWorkers(env, fake.activities(), async (w) => {
       const { handle, status: waiting } = await w.orderBrand({
         brand: brandRegistration({ entityType: 'SOLE_PROPRIETOR', mobilePhone: '+12025550199' }),
         until: waitingIn('awaiting-sole-proprietor-verification'),
@@ -111,7 +110,7 @@ describe('appeal-pending has a deadline', () => {
   it('raises needs-action after 7 days, cleared once the registry decides', async () => {
     const fake = new FakeRegistry();
     fake.identityOnRegister = () => 'UNVERIFIED';
-    await withWorkers(env, acts(fake), async (w) => {
+    await withWorkers(env, fake.activities(), async (w) => {
       const {
         reference,
         handle,

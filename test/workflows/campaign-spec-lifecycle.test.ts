@@ -22,11 +22,11 @@ import {
 } from '../../src/orders/campaign-orders.js';
 import {
   type CampaignBench,
+  closeCampaignBench,
   deliver,
-  orderBenchBrand,
   orderBenchCampaign,
   refusedUpdate,
-  startCampaignBench,
+  startSpecCampaignBench,
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
@@ -42,16 +42,9 @@ const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
 
 beforeAll(async () => {
   env = await timeSkippingEnv();
-  bench = await startCampaignBench(env);
-  bench.simulatorExtras.mnoOperationStatus = false;
-  const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
-  brandReference = brand.brandReference;
+  ({ bench, brandReference } = await startSpecCampaignBench(env, handles));
 });
-afterAll(async () => {
-  await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
-  await bench?.close();
-  await env?.teardown();
-});
+afterAll(() => closeCampaignBench(handles, bench, env));
 
 async function order(upstreamCnpId: string) {
   const { reference, handle } = await orderBenchCampaign(bench, brandReference, {

@@ -36,10 +36,10 @@ import {
 import {
   type CampaignBench,
   type CampaignCallSite,
+  closeCampaignBench,
   deliver,
-  orderBenchBrand,
   orderBenchCampaign,
-  startCampaignBench,
+  startSpecCampaignBench,
 } from '../fixtures/campaign-env.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
@@ -73,6 +73,33 @@ async function expectEnded(handle: WorkflowHandle): Promise<unknown> {
   const result = await within(handle.result(), `${handle.workflowId} result`);
   expect((await handle.describe()).status.name).not.toBe('RUNNING');
   return result;
+}
+
+/**
+ * Runs the operation, cancels the workflow once its held registry call is reached, then releases the
+ * call. The update must answer `cancelled`, naming the interrupted call's site.
+ */
+async function cancelDuringHeldCall(opts: {
+  operation: string;
+  site: string | RegExp;
+  run: () => Promise<OperationOutcome>;
+  reached: () => Promise<unknown>;
+  release: () => void;
+  handle: { cancel(): Promise<unknown> };
+}): Promise<OperationOutcome> {
+  let outcome: OperationOutcome;
+  try {
+    const running = opts.run();
+    await within(opts.reached(), `${opts.operation}: its held call reached`);
+    await opts.handle.cancel();
+    outcome = await within(running, opts.operation);
+  } finally {
+    opts.release();
+  }
+  expect(outcome).toMatchObject({ operation: opts.operation, outcome: 'cancelled', phase: 'cancelled' });
+  expect(outcome.detail).toMatch(/cancelled through Temporal/);
+  expect(outcome.detail).toMatch(opts.site);
+  return outcome;
 }
 
 let env: TestWorkflowEnvironment;
@@ -165,18 +192,14 @@ describe('brand: a Temporal cancellation during an operator operation', () => {
           (s) => s.phase === (c.identity === 'UNVERIFIED' ? 'needs-correction' : 'ready'),
         );
         const held = fake.block(c.held);
-        let outcome: OperationOutcome;
-        try {
-          const running = c.run(reference);
-          await held.reached;
-          await handle.cancel();
-          outcome = await within(running, c.operation);
-        } finally {
-          held.release();
-        }
-        expect(outcome).toMatchObject({ operation: c.operation, outcome: 'cancelled', phase: 'cancelled' });
-        expect(outcome.detail).toMatch(/cancelled through Temporal/);
-        expect(outcome.detail).toMatch(c.site);
+        await cancelDuringHeldCall({
+          operation: c.operation,
+          site: c.site,
+          run: () => c.run(reference),
+          reached: () => held.reached,
+          release: () => held.release(),
+          handle,
+        });
         const result = (await expectEnded(handle)) as BrandResult;
         expect(result).toMatchObject({ phase: 'cancelled', registered: true });
         if (c.operation === 'correctBrand')
@@ -223,16 +246,9 @@ describe('campaign: a Temporal cancellation during an operator operation', () =>
 
   beforeAll(async () => {
     env = await timeSkippingEnv();
-    bench = await startCampaignBench(env);
-    bench.simulatorExtras.mnoOperationStatus = false; // a registry as the spec describes it
-    const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
-    brandReference = brand.brandReference;
+    ({ bench, brandReference } = await startSpecCampaignBench(env, handles)); // a registry as the spec describes it
   });
-  afterAll(async () => {
-    await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
-    await bench?.close();
-    await env?.teardown();
-  });
+  afterAll(() => closeCampaignBench(handles, bench, env));
 
   async function order(opts: { upstreamCnpId?: string; requireFeeApproval?: boolean } = {}) {
     const { reference, handle } = await orderBenchCampaign(bench, brandReference, opts);
@@ -320,18 +336,14 @@ describe('campaign: a Temporal cancellation during an operator operation', () =>
     it(`${c.operation}: its held ${c.held} call is interrupted; the update answers cancelled, the campaign ends cancelled`, async () => {
       const { reference, handle } = await c.setup();
       const held = bench.faults.hold(c.held);
-      let outcome: OperationOutcome;
-      try {
-        const running = c.run(reference);
-        await within(held.entered(), `${c.held} reached`);
-        await handle.cancel();
-        outcome = await within(running, c.operation);
-      } finally {
-        held.release();
-      }
-      expect(outcome).toMatchObject({ operation: c.operation, outcome: 'cancelled', phase: 'cancelled' });
-      expect(outcome.detail).toMatch(/cancelled through Temporal/);
-      expect(outcome.detail).toMatch(c.site);
+      await cancelDuringHeldCall({
+        operation: c.operation,
+        site: c.site,
+        run: () => c.run(reference),
+        reached: () => held.entered(),
+        release: () => held.release(),
+        handle,
+      });
       const result = (await expectEnded(handle)) as CampaignResult;
       expect(result).toMatchObject({ phase: 'cancelled', billed: true });
       if (c.operation === 'resubmit') await recordHistory(handle, 'campaign-temporal-cancel-during-resubmit');

@@ -23,9 +23,6 @@ import {
 } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
-/** The fake's activities for the harness's workers. */
-const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fake.writeActivities() });
-
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await timeSkippingEnv();
@@ -54,7 +51,7 @@ async function exemptNonProfit(fake: FakeRegistry, orderBrand: TestWorkers['orde
 describe('vet orders and imports checked against the provider list', () => {
   it('refuses a class the provider does not offer, a provider taking no new vets, and an unknown provider: nothing is ordered', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({ until: (s) => s.phase === 'ready' });
 
       const wmc = await orderVet(env.client, reference, { evpId: 'WMC', vettingClass: 'POLITICAL' });
@@ -94,7 +91,7 @@ describe('vet orders and imports checked against the provider list', () => {
       },
       { evpId: 'GARBLED', vettingClasses: ['STANDARD'], vettingInstruction: '{"newVet": {"supported": tr' },
     ];
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({ until: (s) => s.phase === 'ready' });
 
       const refused = await importVet(env.client, reference, { evpId: 'NOIMPORT', vettingId: 'v-1' });
@@ -120,7 +117,7 @@ describe('vet orders and imports checked against the provider list', () => {
 
   it("a POLITICAL order's payload reaches the registry call, and stays out of the status and search attributes", async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({ until: (s) => s.phase === 'ready' });
       const politicalPayload = {
         additionalVettingPayload: { committeeId: 'C00SECRET1', committeeType: 'FEDERAL', cvToken: 'tok|1|2' },
@@ -160,7 +157,7 @@ describe('vet orders and imports checked against the provider list', () => {
 
   it('refuses a Political import for a 501(c)(3) non-profit: a declared class in the validator, a POLITICAL-only provider in the operation', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference } = await exemptNonProfit(fake, orderBrand, '501(c)(3)');
 
       const cv = await importVet(env.client, reference, { evpId: 'CV', vettingId: 'cv-token-1' });
@@ -196,7 +193,7 @@ describe('vet orders and imports checked against the provider list', () => {
 
   it('an automatic ENHANCED follow-up from a provider that does not offer ENHANCED is rejected without an order', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const {
         reference,
         handle,

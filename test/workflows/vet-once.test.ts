@@ -20,8 +20,6 @@ import {
 } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
-const acts = (fake: FakeRegistry) => ({ reads: fake.readActivities(), writes: fake.writeActivities() });
-
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   env = await timeSkippingEnv();
@@ -35,7 +33,7 @@ const ENHANCED = { evpId: 'AEGIS', vettingClass: 'ENHANCED' } as const;
 describe('a vet is ordered once', () => {
   it('two concurrent identical orders: one vet at the registry, both callers answered', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({ until: (s) => s.phase === 'ready' });
       const gate = fake.block('orderExternalVet');
       const first = orderVet(env.client, reference, ENHANCED);
@@ -61,7 +59,7 @@ describe('a vet is ordered once', () => {
 
   it('the same idempotency key twice, also after a continue-as-new: the first outcome, one vet', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
       const { reference, handle } = await orderBrand({
         until: (s) => s.phase === 'ready',
         workflowOptions: { continueAsNewAtHistoryLength: 40 },
@@ -90,7 +88,7 @@ describe('a vet is ordered once', () => {
 describe('vet ids unique across runs', () => {
   it('a brand terminated while its vet runs and ordered again: no collision, the vet followed, no second order', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, acts(fake), async ({ orderBrand, account, taskQueue, track }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand, account, taskQueue, track }) => {
       const { reference, handle } = await orderBrand({ until: (s) => s.phase === 'ready' });
       const ordered = await orderVet(env.client, reference, ENHANCED);
       expect(ordered.outcome).toBe('done');
