@@ -64,7 +64,10 @@ async function waitForIdle(
   const deadline = Date.now() + timeoutMs;
   let last: CampaignStatus | undefined;
   for (;;) {
-    last = await getCampaignStatus(env.client, reference).catch(() => last);
+    // Each query is bounded: one that a run closing for continue-as-new never answers is asked again.
+    last = await env.client
+      .withDeadline(Date.now() + 5_000, () => getCampaignStatus(env.client, reference))
+      .catch(() => last);
     if (last && last.waitingFor !== undefined && predicate(last)) return last;
     if (Date.now() > deadline)
       throw new Error(
@@ -281,7 +284,9 @@ describe('repeated events after an acknowledgement', () => {
       next.deliveries.duplicates + 1,
     );
 
-    await acknowledgeCampaignAction(env.client, reference, 'nudge-VERIFY');
+    await env.client.withDeadline(Date.now() + 20_000, () =>
+      acknowledgeCampaignAction(env.client, reference, 'nudge-VERIFY'),
+    );
     await deliver(handle, nudge);
     const again = await waitForIdle(reference, (s) => keys(s).includes('nudge-VERIFY'));
     expect(again.nudges.filter((n) => n.nudgeIntent === 'VERIFY')).toHaveLength(2);
