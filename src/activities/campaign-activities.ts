@@ -5,8 +5,10 @@
  * Results are trimmed to the records in src/contracts/campaign-activity-types.ts. Registry calls get the attempt's
  * cancellation signal (./heartbeat.ts); workers wrap these maps in `withHeartbeat`.
  */
+
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { isRecord } from '../common/is-record.js';
 import { type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
 import type {
   BrandReadiness,
@@ -38,10 +40,6 @@ export interface CampaignActivitiesOptions {
   temporalClient?: Client;
   /** The reference-list cache (`/enum/cnp`, `/enum/dca`); default the worker process's one for `resolve`. */
   referenceLists?: ReferenceLists;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

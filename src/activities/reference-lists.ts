@@ -15,6 +15,7 @@
  * activity's cancellation signal; a waiter whose own signal fires stops waiting, and a waiter whose
  * shared read was aborted by another caller's cancellation reads for itself.
  */
+import { isRecord } from '../common/is-record.js';
 import type { ReferenceListActivities, VettingProviderOffer } from '../contracts/activity-types.js';
 import type { UpstreamPartnerCheck } from '../contracts/campaign-activity-types.js';
 import type { CallOptions, RegistryClient } from '../registry/client.js';
@@ -68,9 +69,6 @@ interface Entry<T> {
   snapshot?: Snapshot<T>;
   inFlight?: Promise<Snapshot<T>>;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every string value and object key in `json` (depth-bounded: the list is small, a cycle impossible). */
 export function stringsAndKeysOf(json: unknown, out = new Set<string>(), depth = 0): Set<string> {

@@ -3,7 +3,9 @@
  * reference, list, read, update, revet, appeal, and order, import and list external vets. A layer of
  * `RegistryClient` (./client-core.ts).
  */
+
 import { z } from 'zod';
+import { isRecord } from '../common/is-record.js';
 import { type CallOptions, checked, segment } from './client-core.js';
 import { RegistryError, RegistryResponseInvalidError } from './errors.js';
 import { RegistryReferenceEndpoints } from './reference-endpoints.js';
@@ -39,9 +41,6 @@ export interface UseCaseSupport {
   /** Why not, in the registry's words when it gave any. */
   reason?: string;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether a record of the builder's answer says no, explicitly: `qualified: false` or `supported: false`. */
 const saysNo = (value: unknown, usecase: string): boolean =>
