@@ -193,3 +193,29 @@ describe('skips in test/', () => {
     expect(Object.keys(NOT_APPLICABLE).filter((file) => !skipping.has(file))).toEqual([]);
   });
 });
+
+describe('quiet tests (scripts/check-test-output.sh)', () => {
+  const check = (lines: number) => {
+    const dir = tempDir('tcr-quiet-');
+    const file = join(dir, 'npm-test.log');
+    writeFileSync(file, Array.from({ length: lines }, (_, i) => `line ${i}\n`).join(''));
+    try {
+      execFileSync('bash', [join(root, 'scripts/check-test-output.sh'), file], { stdio: 'pipe' });
+      return 0;
+    } catch (error) {
+      return (error as { status: number }).status;
+    }
+  };
+
+  it('passes 300 lines of npm test output and fails 301', () => {
+    expect(check(300)).toBe(0);
+    expect(check(301)).toBe(1);
+  });
+
+  it("is run by .ci/run on npm test's captured output, right after it", () => {
+    const lines = dryRun(undefined);
+    const test = lines.indexOf('npm test CI=true');
+    expect(lines[test + 1]).toBe('scripts/check-test-output.sh test-results/npm-test.log CI=true');
+    expect(ciRun).toContain('npm test 2>&1 | tee test-results/npm-test.log');
+  });
+});

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -31,15 +33,20 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
  * registered, for end-to-end tests that need visibility queries, real time and the real server.
  */
 export function devServerEnv(): Promise<TestWorkflowEnvironment> {
+  // Through a wrapper that sends the CLI's start-up banner to test-results/logs (quiet test runs).
+  process.env.TCR_TEMPORAL_CLI = temporalCliPath();
+  process.env.TCR_TEST_LOG_DIR = join(process.cwd(), 'test-results', 'logs');
   return TestWorkflowEnvironment.createLocal({
     server: {
-      executable: { type: 'existing-path', path: temporalCliPath() },
+      executable: { type: 'existing-path', path: quietCliWrapper },
       searchAttributes: [...allSearchAttributeKeys],
       ip: '127.0.0.1',
       extraArgs: dynamicConfigFlags(),
     },
   });
 }
+
+const quietCliWrapper = fileURLToPath(new URL('./temporal-cli-quiet.sh', import.meta.url));
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
