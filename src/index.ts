@@ -123,6 +123,9 @@ export {
 export {
   brandWorkflowId,
   campaignWorkflowId,
+  type EntityKind as WorkflowEntityKind,
+  entityWorkflowId,
+  legacyEntityWorkflowId,
   type ParkedEntityKind,
   parkedEventsByReferenceWorkflowId,
   parkedEventsWorkflowId,
@@ -195,6 +198,7 @@ export {
 export { type ImportRequest, importStatus, startImport } from './orders/estate-client.js';
 // Operator requests are parsed at the edge; a bad one is refused before anything is sent.
 export { parseRequest, RequestValidationError } from './orders/operator-requests.js';
+export { type EntityRef, refName, setOrderAccounts } from './orders/order-client.js';
 // Registry events (webhooks) and parked events.
 export { KnownEventTypes, type RegistryEvent, RegistryEventSchema } from './registry/events.js';
 // Registry input types order files are made of.

@@ -34,6 +34,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const WARMUP_MS = 500;
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'bench-secret-0123456789abcdefghijklmnop';
+/** The account the bench's workflows and the ingress's secret belong to (workflow ids carry it). */
+const BENCH_ACCOUNT = 'acme';
 const TARGETS = 32;
 const taskQueue = `bench-codec-${randomUUID()}`;
 const run = randomUUID().slice(0, 8);
@@ -89,6 +91,7 @@ beforeAll(async () => {
       env: {
         TCR_WEBHOOK_URL: WEBHOOK_URL,
         TCR_WEBHOOK_SECRETS: SECRET,
+        TCR_INGRESS_ACCOUNTS: BENCH_ACCOUNT,
         TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
         TEMPORAL_ADDRESS: env.address,
         TEMPORAL_NAMESPACE: 'default',
@@ -156,7 +159,7 @@ it('measures the ingress and a client with and without payload encryption', asyn
   ensureTarget = (i) =>
     plainClient.workflow.signalWithStart('recordingOwner', {
       taskQueue,
-      workflowId: brandWorkflowId(reference(i)),
+      workflowId: brandWorkflowId(BENCH_ACCOUNT, reference(i)),
       args: [{ kind: 'brand', reference: reference(i) }],
       signal: registryEventSignal,
       signalArgs: [
@@ -170,7 +173,7 @@ it('measures the ingress and a client with and without payload encryption', asyn
       return async () => {
         try {
           await client.workflow
-            .getHandle(brandWorkflowId(reference(worker)))
+            .getHandle(brandWorkflowId(BENCH_ACCOUNT, reference(worker)))
             .signal(registryEventSignal, delivery);
           return true;
         } catch (error) {

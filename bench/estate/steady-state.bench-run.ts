@@ -198,6 +198,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
     const wakeMs: number[] = [];
     for (const c of active) {
       const id = campaignWorkflowId(
+        ACCOUNT,
         adoptedReference({ referenceId: c.referenceId, registryId: c.campaignId }),
       );
       const history = await stack.client.workflow.getHandle(id).fetchHistory();
@@ -225,6 +226,7 @@ it(`estate of ${BRANDS} brands and ${CAMPAIGNS} campaigns: import, sweep, steady
     await stack.ingress.close();
     const target = records.find((c) => c.status === 'ACTIVE' && !active.includes(c))!;
     const targetId = campaignWorkflowId(
+      ACCOUNT,
       adoptedReference({ referenceId: target.referenceId, registryId: target.campaignId }),
     );
     await stack.control.expireCampaign(target.campaignId);

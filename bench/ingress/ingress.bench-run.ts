@@ -46,6 +46,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const WARMUP_MS = 500;
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'bench-secret-0123456789abcdefghijklmnop';
+/** The account the bench's workflows and the ingress's secret belong to (workflow ids carry it). */
+const BENCH_ACCOUNT = 'acme';
 /** Fresh target workflows per phase, so no history grows across phases. */
 const TARGETS = 32;
 let phaseTag = 'warm';
@@ -272,6 +274,7 @@ async function startIngressProcessForBench(
     env: {
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: BENCH_ACCOUNT,
       TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
@@ -291,6 +294,7 @@ beforeAll(async () => {
     const config = parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: BENCH_ACCOUNT,
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
@@ -336,7 +340,7 @@ it('measures the ingress against raw signalWithStart', async () => {
       try {
         await client.workflow.signalWithStart('recordingOwner', {
           taskQueue,
-          workflowId: brandWorkflowId(reference(worker)),
+          workflowId: brandWorkflowId(BENCH_ACCOUNT, reference(worker)),
           args: [{ kind: 'brand', reference: reference(worker) }],
           signal: registryEventSignal,
           signalArgs: [delivery],
@@ -356,7 +360,7 @@ it('measures the ingress against raw signalWithStart', async () => {
     return async () => {
       try {
         await client.workflow
-          .getHandle(brandWorkflowId(reference(worker)))
+          .getHandle(brandWorkflowId(BENCH_ACCOUNT, reference(worker)))
           .signal(registryEventSignal, delivery);
         return true;
       } catch (error) {
@@ -400,7 +404,7 @@ it('measures the ingress against raw signalWithStart', async () => {
   ensureTarget = (i) =>
     client.workflow.signalWithStart('recordingOwner', {
       taskQueue,
-      workflowId: brandWorkflowId(reference(i)),
+      workflowId: brandWorkflowId(BENCH_ACCOUNT, reference(i)),
       args: [{ kind: 'brand', reference: reference(i) }],
       signal: registryEventSignal,
       signalArgs: [

@@ -24,7 +24,7 @@ import { brandWorkflowId } from '../../src/contracts/ids.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import { RegistryClient } from '../../src/registry/client.js';
 import { DEFAULT_ACCOUNT, startSimulator } from '../../src/simulator/index.js';
-import { startBenchStack } from '../support/bench-stack.js';
+import { ACCOUNT, startBenchStack } from '../support/bench-stack.js';
 import {
   type BulkRun,
   brandRef,
@@ -99,7 +99,9 @@ const WRITES_PER_SECOND = 2;
  * activity's wait for its slot and instant).
  */
 async function firstBrandTimeline(client: Client, run: BulkRun) {
-  const history = await client.workflow.getHandle(brandWorkflowId(brandRef(run.prefix, 0))).fetchHistory();
+  const history = await client.workflow
+    .getHandle(brandWorkflowId(ACCOUNT, brandRef(run.prefix, 0)))
+    .fetchHistory();
   const out: string[] = [];
   for (const event of history.events ?? []) {
     const at = optionalTsToMs(event.eventTime) ?? run.startedAt;

@@ -9,6 +9,7 @@
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { isRecord } from '../common/is-record.js';
+import { migratedId } from '../config/entity-lookup.js';
 import { type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
 import type {
   BrandReadiness,
@@ -146,19 +147,30 @@ export function builderCheck(
   return check;
 }
 
+/**
+ * The status of the campaign's brand workflow: `brand/{account}/{ref}`, or a legacy `brand/{ref}` an
+ * earlier release opened for the same account (never another account's).
+ */
 async function brandWorkflowStatus(
   temporal: Client,
+  account: string,
   brandReference: string,
   signal: AbortSignal | undefined,
 ): Promise<BrandStatus | undefined> {
-  const query = () => temporal.workflow.getHandle(brandWorkflowId(brandReference)).query(brandStatusQuery);
-  try {
-    // A query waits for a workflow worker to answer it: the attempt's cancellation ends the wait.
-    return await (signal ? temporal.withAbortSignal(signal, query) : query());
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
+  const ask = async (workflowId: string) => {
+    const query = () => temporal.workflow.getHandle(workflowId).query(brandStatusQuery);
+    try {
+      // A query waits for a workflow worker to answer it: the attempt's cancellation ends the wait.
+      return await (signal ? temporal.withAbortSignal(signal, query) : query());
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  };
+  const status = await ask(brandWorkflowId(account, brandReference));
+  if (status) return status;
+  const legacy = await migratedId(temporal, 'brand', account, brandReference);
+  return legacy === undefined ? undefined : ask(legacy);
 }
 
 export function createCampaignReadActivities(
@@ -172,7 +184,7 @@ export function createCampaignReadActivities(
       mapRegistryErrors(async () => {
         const client = clientOf(resolve, account);
         const opts = attemptCallOptions();
-        const wf = await brandWorkflowStatus(temporal(), brandReference, opts.signal);
+        const wf = await brandWorkflowStatus(temporal(), account, brandReference, opts.signal);
         const reasons: string[] = [];
         let brandId = wf?.brandId;
         if (!wf) {
@@ -181,10 +193,10 @@ export function createCampaignReadActivities(
           brandId = found?.brandId;
           if (!brandId)
             reasons.push(
-              `no brand workflow ${brandWorkflowId(brandReference)} and no brand with referenceId ${brandReference}`,
+              `no brand workflow ${brandWorkflowId(account, brandReference)} and no brand with referenceId ${brandReference}`,
             );
         } else if (wf.phase !== 'ready') {
-          reasons.push(`brand workflow ${brandWorkflowId(brandReference)} is in phase ${wf.phase}`);
+          reasons.push(`brand workflow ${brandWorkflowId(account, brandReference)} is in phase ${wf.phase}`);
         }
         const readiness: BrandReadiness = {
           workflowPhase: wf?.phase ?? 'missing',

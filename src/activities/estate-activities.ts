@@ -15,6 +15,7 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { type SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
+import { joinableLegacy } from '../config/entity-lookup.js';
 import type { BrandSnapshot } from '../contracts/activity-types.js';
 import { BRAND_WORKFLOW_TYPE, type BrandWorkflowInput } from '../contracts/brand.js';
 import { CAMPAIGN_WORKFLOW_TYPE, type CampaignWorkflowInput } from '../contracts/campaign.js';
@@ -192,13 +193,13 @@ async function adopt(
   let workflowId: string;
   let input: BrandWorkflowInput | CampaignWorkflowInput;
   if (kind === 'brand') {
-    workflowId = brandWorkflowId(reference);
+    workflowId = brandWorkflowId(account, reference);
     input = { reference, account, adopt: record.snapshot as BrandSnapshot };
     attributes.push({ key: BrandReferenceKey, value: reference });
   } else {
     // The campaign's brand, by its workflow's reference when one owns it (brands are imported first).
     const brandReference = (record.brandId && brandReferences.get(record.brandId)) || record.brandId || '';
-    workflowId = campaignWorkflowId(reference);
+    workflowId = campaignWorkflowId(account, reference);
     input = {
       reference,
       account,
@@ -208,6 +209,8 @@ async function adopt(
     };
     attributes.push({ key: BrandReferenceKey, value: brandReference });
   }
+  // An entity an earlier release's workflow holds for this account under its legacy id is adopted already.
+  if ((await joinableLegacy(temporal, kind, account, reference)) !== undefined) return false;
   try {
     await temporal.workflow.start(workflowType(kind), {
       workflowId,

@@ -1,5 +1,6 @@
 /** `tcr brand acknowledge` and `tcr campaign acknowledge`: one command shape for both kinds. */
 import type { Client } from '@temporalio/client';
+import type { EntityRef } from '../config/entity-lookup.js';
 import type { OperationOutcome } from '../contracts/operations.js';
 import { StrictAcknowledgeRequestSchema as AcknowledgeRequestSchema } from '../orders/request-schemas.js';
 import { actionCommand, type EntityKind } from './action-command.js';
@@ -14,7 +15,7 @@ export function acknowledgeCommand(
   kind: EntityKind,
   summary: string,
   what: string,
-  send: (client: Client, reference: string, key: string) => Promise<OperationOutcome>,
+  send: (client: Client, reference: EntityRef, key: string) => Promise<OperationOutcome>,
 ): CliCommand {
   const help = `tcr ${kind} acknowledge REF --key KEY: clear a needs-action entry that needs no registry call
 

@@ -8,7 +8,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
-import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
+import { clientAccounts, type EntityRef, refName } from '../config/entity-lookup.js';
+import { entityWorkflowId } from '../contracts/ids.js';
 import type { OperationOutcome } from '../contracts/operations.js';
 import type { Options, Parsed } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
@@ -19,10 +20,12 @@ import { callWorkflow } from './temporal-calls.js';
 
 export type EntityKind = 'brand' | 'campaign';
 
-const workflowIdOf: Record<EntityKind, (reference: string) => string> = {
-  brand: brandWorkflowId,
-  campaign: campaignWorkflowId,
-};
+/** The workflow id to name in messages: the account's when known, else `{kind}/{REF}`. */
+export function displayWorkflowId(client: Client, kind: EntityKind, ref: EntityRef): string {
+  if (typeof ref !== 'string') return entityWorkflowId(kind, ref.account, ref.reference);
+  const accounts = clientAccounts.get(client) ?? [];
+  return accounts.length === 1 ? entityWorkflowId(kind, accounts[0]!, ref) : `${kind}/${refName(ref)}`;
+}
 
 interface ActionBase<O extends Options> {
   /** The workflow the command steers: REF (or `{kind}/REF`) names `{kind}/{REF}`. */
@@ -47,11 +50,11 @@ export interface ActionWithRequest<O extends Options, S extends z.ZodType> exten
   source: string | ((parsed: Parsed<O>) => string);
   /** The request from the command line; throws UsageError for a missing or malformed flag. */
   input: (parsed: Parsed<O>, ctx: CliContext) => unknown;
-  send: (client: Client, reference: string, request: z.output<S>) => Promise<OperationOutcome>;
+  send: (client: Client, reference: EntityRef, request: z.output<S>) => Promise<OperationOutcome>;
 }
 
 export interface ActionWithoutRequest<O extends Options> extends ActionBase<O> {
-  send: (client: Client, reference: string) => Promise<OperationOutcome>;
+  send: (client: Client, reference: EntityRef) => Promise<OperationOutcome>;
 }
 
 export function actionCommand<O extends Options, S extends z.ZodType>(
@@ -72,7 +75,7 @@ export function actionCommand<O extends Options, S extends z.ZodType>(
       // Every command has --json and the connection flags (O's own flags cannot shadow them).
       const common = parsed.values as ConnectionFlags & { json?: boolean };
       const client = await ctx.client(common);
-      const workflowId = workflowIdOf[action.kind](reference);
+      const workflowId = displayWorkflowId(client, action.kind, reference);
       const outcome = await callWorkflow(workflowId, action.update, () => send(client, reference));
       return printOperationOutcome(ctx, common.json, action.done, workflowId, outcome);
     },
@@ -84,7 +87,7 @@ function requestOf<O extends Options, S extends z.ZodType>(
   action: ActionWithRequest<O, S> | ActionWithoutRequest<O>,
   parsed: Parsed<O>,
   ctx: CliContext,
-): (client: Client, reference: string) => Promise<OperationOutcome> {
+): (client: Client, reference: EntityRef) => Promise<OperationOutcome> {
   if (!('schema' in action)) return action.send;
   const source = typeof action.source === 'string' ? action.source : action.source(parsed);
   const request = validate(action.schema, action.input(parsed, ctx), source);

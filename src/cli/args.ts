@@ -96,6 +96,7 @@ export function positiveInt(value: string | undefined, flag: string, fallback: n
 export const connectionHelp = `Connection (flags over environment):
   --address HOST:PORT  Temporal frontend   (env TEMPORAL_ADDRESS, default 127.0.0.1:7233)
   --namespace NAME     Temporal namespace  (env TEMPORAL_NAMESPACE, default default)
+  --account NAME       the CSP account a REF is of (env TCR_ACCOUNT; default the local stack's)
   Environment only: TEMPORAL_API_KEY (switches TLS on), TEMPORAL_TLS (true/false), mTLS with
     TEMPORAL_TLS_CLIENT_CERT_PATH + TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH
     (each *_PATH also as *_DATA: the PEM itself), TEMPORAL_TLS_SERVER_NAME, TEMPORAL_GRPC_META_<NAME>;

@@ -37,10 +37,10 @@ export function localStackKeysFile(env: Env): string {
   return join(localStackDataDir(env), PAYLOAD_KEYS_FILE_NAME);
 }
 
-const normalAddress = (address: string) => address.trim().replace(/^localhost:/i, '127.0.0.1:');
+export const normalAddress = (address: string) => address.trim().replace(/^localhost:/i, '127.0.0.1:');
 
 /** The address the stack wrote into `{dataDir}/temporal-cli.toml`; the default one without that file. */
-function localStackAddress(dataDir: string): string | undefined {
+export function localStackAddress(dataDir: string): string | undefined {
   const profile = join(dataDir, CLI_PROFILE_FILE_NAME);
   if (!existsSync(profile)) return DEFAULT_TEMPORAL_ADDRESS;
   const match = /^\s*address\s*=\s*"([^"]+)"\s*$/m.exec(readFileSync(profile, 'utf8'));

@@ -2,15 +2,18 @@
  * What every `tcr` command runs with: where output goes, the environment, and a lazily opened
  * Temporal client. Tests pass their own `io` (to capture output) and `client` or `env`.
  */
+
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { dataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
+import { setOrderAccounts } from '../config/entity-lookup.js';
 import {
   loadTemporalConnection,
   type TemporalConnectionConfig,
   temporalClientConnectionOptions,
 } from '../config/temporal-connection.js';
+import { cliAccounts } from './account-option.js';
 import { cliPayloadKeys, noKeysCodec } from './cli-keys.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -41,11 +44,14 @@ export interface CliDeps {
 export const connectionOptions = {
   address: { type: 'string' },
   namespace: { type: 'string' },
+  account: { type: 'string' },
 } as const;
 
 export interface ConnectionFlags {
   address?: string | undefined;
   namespace?: string | undefined;
+  /** The CSP account a bare REF is of (./account-option.ts). */
+  account?: string | undefined;
 }
 
 export type TemporalTarget = TemporalConnectionConfig;
@@ -82,6 +88,13 @@ export class CliContext {
 
   /** The Temporal client: the given one, or a connection opened from flags and environment. */
   async client(flags: ConnectionFlags): Promise<Client> {
+    const client = await this.connect(flags);
+    const address = this.given ? '' : temporalTarget(flags, this.env).address;
+    setOrderAccounts(client, cliAccounts(flags.account, this.env, address));
+    return client;
+  }
+
+  private async connect(flags: ConnectionFlags): Promise<Client> {
     if (this.given) return this.given;
     if (this.opened) return this.opened.client;
     const target = temporalTarget(flags, this.env);

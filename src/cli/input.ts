@@ -3,9 +3,11 @@
  * with the same zod schemas the workflows' update validators use, so a bad file or flag set is
  * refused here with every field error (exit 3) and nothing is started or sent.
  */
+
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { messageOf } from '../common/error-message.js';
+import type { EntityRef } from '../config/entity-lookup.js';
 import { fieldErrorsOf } from '../registry/field-errors.js';
 import { InputValidationError, UsageError } from './errors.js';
 
@@ -88,7 +90,11 @@ export function fieldsFromFlags(
 }
 
 /** `brand/x` or `x` → `x` (and the same for campaigns). */
-export function referenceOf(arg: string, kind: 'brand' | 'campaign'): string {
+export function referenceOf(arg: string, kind: 'brand' | 'campaign'): EntityRef {
   const prefix = `${kind}/`;
-  return arg.startsWith(prefix) ? arg.slice(prefix.length) : arg;
+  if (!arg.startsWith(prefix)) return arg;
+  // `{kind}/{account}/{reference}` names the account; `{kind}/{reference}` does not.
+  const rest = arg.slice(prefix.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest : { account: rest.slice(0, slash), reference: rest.slice(slash + 1) };
 }

@@ -12,7 +12,7 @@ import { callWorkflow, workflowExists } from './temporal-calls.js';
 /** How long a start command waits for the first status before printing without it. */
 export const INITIAL_STATUS_TIMEOUT_MS = 5_000;
 
-export interface OrderKind<Order extends { reference: string }, Status extends AnyStatus> {
+export interface OrderKind<Order extends { reference: string; account: string }, Status extends AnyStatus> {
   summary: string;
   help: string;
   /** Parses the order; throws an error with `errors` (every field error) for a bad one. */
@@ -21,8 +21,9 @@ export interface OrderKind<Order extends { reference: string }, Status extends A
   validationError: abstract new (
     ...args: never[]
   ) => Error & { errors: CliFieldError[] };
-  workflowId: (reference: string) => string;
-  handle: (client: Client, reference: string) => WorkflowHandle;
+  /** The order's workflow id: `{kind}/{account}/{reference}`. */
+  workflowId: (account: string, reference: string) => string;
+  handle: (client: Client, ref: { account: string; reference: string }) => WorkflowHandle;
   start: (
     client: Client,
     raw: unknown,
@@ -31,9 +32,10 @@ export interface OrderKind<Order extends { reference: string }, Status extends A
   statusQuery: QueryDefinition<Status>;
 }
 
-export function startOrderCommand<Order extends { reference: string }, Status extends AnyStatus>(
-  kind: OrderKind<Order, Status>,
-): CliCommand {
+export function startOrderCommand<
+  Order extends { reference: string; account: string },
+  Status extends AnyStatus,
+>(kind: OrderKind<Order, Status>): CliCommand {
   return defineCommand({
     summary: kind.summary,
     help: kind.help,
@@ -50,12 +52,15 @@ export function startOrderCommand<Order extends { reference: string }, Status ex
         throw error;
       }
       const client = await ctx.client(parsed.values);
-      const workflowId = kind.workflowId(order.reference);
+      const workflowId = kind.workflowId(order.account, order.reference);
       // The start's conflict policy (USE_EXISTING) does not tell whether it started anything: ask first.
       const existed = await workflowExists(client, workflowId);
       const taskQueue = parsed.values['task-queue'];
       const started = existed
-        ? { handle: kind.handle(client, order.reference), started: false }
+        ? {
+            handle: kind.handle(client, { account: order.account, reference: order.reference }),
+            started: false,
+          }
         : await callWorkflow(workflowId, 'start', () =>
             kind.start(client, raw, taskQueue ? { taskQueue } : {}),
           );
@@ -64,7 +69,8 @@ export function startOrderCommand<Order extends { reference: string }, Status ex
         INITIAL_STATUS_TIMEOUT_MS,
       );
       return printStarted(ctx, parsed.values.json, {
-        workflowId,
+        // A workflow an earlier release opened for this account (legacy id) answers the order.
+        workflowId: started.handle.workflowId,
         runId: runIdOf(started.handle),
         started: started.started,
         status,

@@ -1,9 +1,10 @@
 /** `tcr status ID`: a workflow's `status` query, rendered for people or as JSON. */
 
 import { withTimeout } from '../common/timeout.js';
+import { clientAccounts, migratedId } from '../config/entity-lookup.js';
 import { type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
 import { type CampaignStatus, campaignStatusQuery } from '../contracts/campaign.js';
-import { brandWorkflowId, campaignWorkflowId } from '../contracts/ids.js';
+import { entityWorkflowId, legacyEntityWorkflowId } from '../contracts/ids.js';
 import { parkedEventsQuery } from '../contracts/parked-events.js';
 import { connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
@@ -17,8 +18,9 @@ export const QUERY_TIMEOUT_MS = 10_000;
 
 const statusHelp = `tcr status ID: show a brand's or campaign's status (its 'status' query)
 
-ID is a workflow id (brand/REF, campaign/REF, parked/...) or a bare reference, tried as a brand, then
-as a campaign. Shows the phase, registry ids, identity, vets, the MNO table, what the workflow waits
+ID is a workflow id (brand/ACCOUNT/REF, campaign/ACCOUNT/REF, parked/...) or a bare reference of the
+account (--account, TCR_ACCOUNT, or the local stack's), tried as a brand, then as a campaign; a
+workflow an earlier release opened under brand/REF or campaign/REF is found for its own account. Shows the phase, registry ids, identity, vets, the MNO table, what the workflow waits
 for and until when, the actions it needs and why, and the last audit entries.
 
 Options:
@@ -26,10 +28,15 @@ Options:
   --json               print the status query's result as JSON
 ${connectionHelp}`;
 
-/** The workflow ids an ID argument may name, in the order they are tried. */
-export function candidateWorkflowIds(id: string): string[] {
+/**
+ * The workflow ids an ID argument may name, in the order they are tried: the id itself, or a bare
+ * reference's account-scoped ids (`account`), else the legacy `brand/REF`, `campaign/REF`.
+ */
+export function candidateWorkflowIds(id: string, account?: string): string[] {
   if (/^(brand|campaign|parked)\//.test(id)) return [id];
-  return [brandWorkflowId(id), campaignWorkflowId(id)];
+  const kinds = ['brand', 'campaign'] as const;
+  if (account === undefined) return kinds.map((k) => legacyEntityWorkflowId(k, id));
+  return kinds.map((k) => entityWorkflowId(k, account, id));
 }
 
 export const statusCommand: CliCommand = defineCommand({
@@ -41,13 +48,21 @@ export const statusCommand: CliCommand = defineCommand({
     const id = parsed.positionals[0]!;
     const auditEntries = positiveInt(parsed.values.audit, '--audit', 10, statusHelp);
     const client = await ctx.client(parsed.values);
+    const accounts = clientAccounts.get(client) ?? [];
+    const account = accounts.length === 1 ? accounts[0] : undefined;
     let workflowId: string | undefined;
-    for (const candidate of candidateWorkflowIds(id)) {
+    for (const candidate of candidateWorkflowIds(id, account)) {
       if (await workflowExists(client, candidate)) {
         workflowId = candidate;
         break;
       }
     }
+    // A workflow an earlier release opened under the legacy id, when it is this account's.
+    if (!workflowId && account !== undefined && !id.includes('/'))
+      for (const kind of ['brand', 'campaign'] as const) {
+        workflowId = await migratedId(client, kind, account, id);
+        if (workflowId) break;
+      }
     if (!workflowId) throw new NotFoundError(`${id}: no brand or campaign workflow by that id or reference`);
     const handle = client.workflow.getHandle(workflowId);
     if (workflowId.startsWith('parked/')) {

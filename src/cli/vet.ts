@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { EntityRef } from '../config/entity-lookup.js';
 import type { OperationOutcome } from '../contracts/operations.js';
 import { importVet, orderVet } from '../orders/brand-client.js';
 import {
@@ -29,12 +30,12 @@ function keyOf(value: string | undefined, source: string): string {
 function withKey<R>(
   send: (
     client: Client,
-    reference: string,
+    reference: EntityRef,
     request: R,
     opts: { idempotencyKey: string },
   ) => Promise<OperationOutcome>,
 ) {
-  return async (client: Client, reference: string, request: R): Promise<OperationOutcome> => {
+  return async (client: Client, reference: EntityRef, request: R): Promise<OperationOutcome> => {
     const key = invocationKey;
     try {
       return await send(client, reference, request, { idempotencyKey: key });

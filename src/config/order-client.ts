@@ -13,6 +13,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { dataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
+import { setOrderAccounts } from '../orders/order-client.js';
 import {
   loadTemporalConnection,
   type TemporalOverrides,
@@ -25,6 +26,11 @@ export interface OrderClientOptions extends TemporalOverrides {
   env?: Record<string, string | undefined>;
   /** Connect on the first call instead of now (Connection.lazy). */
   lazy?: boolean;
+  /**
+   * The CSP accounts a bare reference is resolved among when steering (`setOrderAccounts`): with one,
+   * a bare reference is that account's. Without, steering names the account (`{account, reference}`).
+   */
+  accounts?: readonly string[];
 }
 
 export interface OrderClient {
@@ -57,5 +63,6 @@ export async function connectOrderClient(options: OrderClientOptions = {}): Prom
     ? Connection.lazy(connectionOptions)
     : await Connection.connect(connectionOptions);
   const client = new Client({ connection, namespace: target.namespace, dataConverter: converter });
+  if (options.accounts) setOrderAccounts(client, options.accounts);
   return { client, connection, close: () => connection.close() };
 }

@@ -3,7 +3,14 @@
  * per line, so the separator (a line break) cannot occur in a secret. Lines that start with `#` are
  * comments; `tcr webhooks subscribe` writes a label comment before each secret it stores, naming the
  * account and the event category (the registry gives one secret per category), and replaces that
- * secret in place when it subscribes again. Hand-written files need no labels.
+ * secret in place when it subscribes again.
+ *
+ * Each secret belongs to one CSP account: the ingress delivers an event only to the workflows of the
+ * account whose secret verified it. A label names it; an unlabelled line (or a TCR_WEBHOOK_SECRETS
+ * secret) is valid only when exactly one account is known to the ingress (TCR_INGRESS_ACCOUNTS, or
+ * the labels of the file), else the configuration is refused naming the line. The ingress knows
+ * accounts by name and optional cspId only (TCR_INGRESS_ACCOUNTS: `name[=cspId],...`), never their
+ * API keys.
  *
  *   # tcr webhook secrets: one secret per line; lines starting with # are comments
  *   # account=acme category=BRAND
@@ -22,6 +29,8 @@ export interface StoredSecret {
   /** `account=acme category=BRAND`, or undefined for an unlabelled line. */
   label?: string;
   secret: string;
+  /** The line it was read from (1-based), when read from a file. */
+  line?: number;
 }
 
 const HEADER = '# tcr webhook secrets: one secret per line; lines starting with # are comments';
@@ -44,7 +53,7 @@ export function parseWebhookSecrets(text: string, problems: string[], variable: 
       problems.push(
         `${variable}: the secret on line ${index + 1} is shorter than ${MIN_SECRET_BYTES} bytes; use the secret the registry issued (tcr webhooks subscribe stores it)`,
       );
-    secrets.push({ ...(label ? { label } : {}), secret: line });
+    secrets.push({ ...(label ? { label } : {}), secret: line, line: index + 1 });
     label = undefined;
   });
   return secrets;
@@ -114,4 +123,111 @@ export function upsertSecret(secrets: StoredSecret[], label: string, secret: str
   }
   secrets.push({ label, secret });
   return true;
+}
+
+/** An account as the ingress knows it: its name and, when configured, its cspId. No credentials. */
+export interface IngressAccount {
+  name: string;
+  cspId?: string;
+}
+
+/** A webhook secret and the account it verifies events for. */
+export interface AccountSecret {
+  account: string;
+  secret: string;
+}
+
+/** The account a label names (`account=acme category=BRAND` → acme). */
+export function accountOfLabel(label: string): string | undefined {
+  return /(?:^|\s)account=(\S+)/.exec(label)?.[1];
+}
+
+const accountNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const cspIdPattern = /^[A-Za-z0-9._-]{1,100}$/;
+
+/**
+ * TCR_INGRESS_ACCOUNTS: the accounts the ingress serves, `name` or `name=cspId`, comma-separated
+ * (`acme=CSP1234,acme-qa`). Undefined when not set.
+ */
+export function parseIngressAccounts(
+  value: string | undefined,
+  problems: string[],
+  variable = 'TCR_INGRESS_ACCOUNTS',
+): IngressAccount[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const accounts: IngressAccount[] = [];
+  value.split(',').forEach((raw, index) => {
+    const item = raw.trim();
+    const [name = '', cspId, ...rest] = item.split('=');
+    if (
+      !accountNamePattern.test(name) ||
+      rest.length > 0 ||
+      (cspId !== undefined && !cspIdPattern.test(cspId))
+    ) {
+      problems.push(
+        `${variable}: entry ${index + 1} is not name or name=cspId (an account name: letters, digits, . _ -, up to 64; a cspId: letters, digits, . _ -)`,
+      );
+      return;
+    }
+    if (accounts.some((a) => a.name === name)) {
+      problems.push(`${variable}: account ${name} is listed twice`);
+      return;
+    }
+    accounts.push({ name, ...(cspId ? { cspId } : {}) });
+  });
+  return accounts;
+}
+
+/** A secret to assign: its label (file lines) and where it came from, for messages. */
+export interface SecretSource {
+  secret: string;
+  label?: string;
+  /** e.g. `TCR_WEBHOOK_SECRETS_FILE (path) line 3` or `TCR_WEBHOOK_SECRETS secret 2`. */
+  where: string;
+}
+
+/**
+ * Maps every secret to its account: a labelled one to the account its label names (which must be
+ * among `configured`, when given), an unlabelled one to the only account known (configured, else the
+ * labels' accounts), refused naming its line when there is not exactly one. One secret for two
+ * accounts is refused. Returns the accounts the ingress serves and the secrets with their accounts.
+ */
+export function assignSecretAccounts(
+  sources: readonly SecretSource[],
+  configured: IngressAccount[] | undefined,
+  problems: string[],
+): { accounts: IngressAccount[]; secrets: AccountSecret[] } {
+  const labelled = new Set<string>();
+  for (const s of sources) {
+    const account = s.label ? accountOfLabel(s.label) : undefined;
+    if (account !== undefined) labelled.add(account);
+  }
+  const accounts = configured ?? [...labelled].map((name) => ({ name }));
+  const names = accounts.map((a) => a.name);
+  const secrets: AccountSecret[] = [];
+  for (const s of sources) {
+    let account = s.label ? accountOfLabel(s.label) : undefined;
+    if (account !== undefined && !names.includes(account)) {
+      problems.push(
+        `${s.where}: labelled for account ${account}, which TCR_INGRESS_ACCOUNTS does not list (${names.join(', ')})`,
+      );
+      continue;
+    }
+    if (account === undefined) {
+      if (names.length !== 1) {
+        problems.push(
+          `${s.where}: an unlabelled secret is valid only with exactly one account (${names.length === 0 ? 'none' : names.join(', ')} known): label it (# account=NAME category=CATEGORY on the line before) or set TCR_INGRESS_ACCOUNTS to its one account`,
+        );
+        continue;
+      }
+      account = names[0]!;
+    }
+    const other = secrets.find((e) => e.secret === s.secret && e.account !== account);
+    if (other) {
+      problems.push(`${s.where}: the same secret is given for accounts ${other.account} and ${account}`);
+      continue;
+    }
+    if (!secrets.some((e) => e.secret === s.secret)) secrets.push({ account, secret: s.secret });
+  }
+  return { accounts, secrets };
 }

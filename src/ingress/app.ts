@@ -28,7 +28,7 @@ import {
   decodeDigest,
   deliveryIdOf,
   SIGNATURE_HEADER,
-  signatureMatches,
+  verifyingAccount,
 } from './signature.js';
 import { SourceAddressPolicy } from './source-addresses.js';
 import { openAllowListWarning, SIGNATURE_FAILURE_FROM_ALLOWED } from './warnings.js';
@@ -56,8 +56,15 @@ export function loggableUrl(value: string): string {
   return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
 }
 
-/** Hands one verified delivery to its workflow, finishing by `deadline` (epoch ms). */
-export type HandOff = (delivery: RegistryEventDelivery, deadline: number) => Promise<RouteOutcome>;
+/**
+ * Hands one verified delivery to a workflow of `account` (the account whose secret verified it),
+ * finishing by `deadline` (epoch ms).
+ */
+export type HandOff = (
+  delivery: RegistryEventDelivery,
+  deadline: number,
+  account: string,
+) => Promise<RouteOutcome>;
 
 /**
  * How long the edge answers an exact duplicate itself: ten minutes covers the registry's first four
@@ -109,7 +116,8 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
         parkedTaskQueue: config.parkedTaskQueue,
         parkedRetentionMs: config.parkedRetentionMs,
       });
-      return (delivery, deadline) => client.withDeadline(deadline, () => router.route(delivery));
+      return (delivery, deadline, account) =>
+        client.withDeadline(deadline, () => router.route(delivery, account));
     })();
   const recent = new RecentSet<string>(
     options.recentDeliveries ?? 10_000,
@@ -276,13 +284,17 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     } catch {
       return reject(request, reply, 400, 'not_json', clientAddress());
     }
-    if (!signatureMatches(signature, config.secrets, config.webhookUrl, canonical)) {
+    // The account whose secret verified the event: it is delivered to that account's workflows only.
+    const account = verifyingAccount(signature, config.accountSecrets, config.webhookUrl, canonical);
+    if (account === undefined) {
       const from = clientAddress();
       if (policy.allowListOn) signatureFailedFromAllowed(from);
       return reject(request, reply, 401, 'signature_invalid', from);
     }
     metrics.eventVerified();
     const deliveryId = deliveryIdOf(canonical);
+    // Deliveries are remembered per account: the same body verified for another account is its own.
+    const deliveryKey = `${account}\u0000${deliveryId}`;
 
     const checked = RegistryEventSchema.safeParse(parsed);
     if (!checked.success) {
@@ -307,13 +319,27 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     const logFields = {
       eventType: event.eventType,
       deliveryId,
+      account,
       brandId: event.brandId,
       brandReferenceId: event.brandReferenceId,
       campaignId: event.campaignId,
       campaignReferenceId: event.campaignReferenceId,
     };
 
-    if (recent.has(deliveryId)) {
+    // An event of another CSP (its cspId is not the verifying account's): acknowledged so the queue
+    // moves on, recorded, never delivered (a secret shared across environments must not cross them).
+    const cspId = config.accounts.find((a) => a.name === account)?.cspId;
+    if (event.cspId !== undefined && cspId !== undefined && event.cspId !== cspId) {
+      metrics.eventRejected('csp_mismatch');
+      trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', 'ignored');
+      logger.warn(
+        { ...logFields, outcome: 'ignored', reason: 'csp_mismatch', cspId: event.cspId },
+        "verified webhook names another CSP's cspId than the verifying account's; acknowledged, not delivered",
+      );
+      return reply.code(200).send({ outcome: 'ignored', deliveryId } satisfies IngressAck);
+    }
+
+    if (recent.has(deliveryKey)) {
       metrics.eventDuplicate();
       logger.info({ ...logFields, outcome: 'duplicate' }, 'duplicate webhook acknowledged');
       return reply.code(200).send({ outcome: 'duplicate', deliveryId } satisfies IngressAck);
@@ -322,7 +348,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     const delivery: RegistryEventDelivery = { event, receivedAt: new Date().toISOString(), deliveryId };
     let outcome: RouteOutcome;
     try {
-      outcome = await handOff(delivery);
+      outcome = await handOff(delivery, account, deliveryKey);
     } catch (error) {
       metrics.handoffFailed();
       trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', 'handoff_failed');
@@ -341,7 +367,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     }
     const seconds = (performance.now() - started) / 1000;
     metrics.handoffLatency(seconds);
-    recent.add(deliveryId);
+    recent.add(deliveryKey);
     const ack: IngressAck = { outcome: outcome.action, deliveryId };
     trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', outcome.action);
     if (outcome.action === 'ignored') {
@@ -361,8 +387,8 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
   }
 
   /** One hand-off per delivery id at a time (concurrent exact duplicates share it), under a deadline. */
-  function handOff(delivery: RegistryEventDelivery): Promise<RouteOutcome> {
-    const running = inFlight.get(delivery.deliveryId);
+  function handOff(delivery: RegistryEventDelivery, account: string, key: string): Promise<RouteOutcome> {
+    const running = inFlight.get(key);
     if (running) return running;
     const deadline = Date.now() + config.handoffTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -372,13 +398,13 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
         config.handoffTimeoutMs,
       );
     });
-    const work = route(delivery, deadline);
+    const work = route(delivery, deadline, account);
     const promise = Promise.race([work, timeout]).finally(() => {
       clearTimeout(timer);
-      inFlight.delete(delivery.deliveryId);
+      inFlight.delete(key);
     });
     work.catch(() => {}); // a late failure after the timeout answered is already logged as a timeout
-    inFlight.set(delivery.deliveryId, promise);
+    inFlight.set(key, promise);
     return promise;
   }
 

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { messageOf } from '../common/error-message.js';
 import { loadTemporalConnection, type TemporalConnectionConfig } from '../config/temporal-connection.js';
 import { loadTracingConfig, type TracingConfig } from '../config/tracing-config.js';
-import { MIN_SECRET_BYTES, readWebhookSecretsFile } from '../config/webhook-secrets.js';
+import {
+  type AccountSecret,
+  assignSecretAccounts,
+  type IngressAccount,
+  MIN_SECRET_BYTES,
+  parseIngressAccounts,
+  readWebhookSecretsFile,
+  type SecretSource,
+} from '../config/webhook-secrets.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { isLoopbackHost, parseCidrList } from './source-addresses.js';
 
@@ -20,6 +28,13 @@ export interface IngressConfig {
    * accepted when it is signed with any of them. Never logged.
    */
   secrets: string[];
+  /**
+   * Each secret with the account it verifies events for (labels, or the only account): an event is
+   * delivered only to that account's workflows (src/config/webhook-secrets.ts).
+   */
+  accountSecrets: AccountSecret[];
+  /** The accounts served (TCR_INGRESS_ACCOUNTS, else the secrets' labels): names and cspIds, no keys. */
+  accounts: IngressAccount[];
   /** Source addresses allowed to POST events (CIDRs); empty = anyone. */
   allow: string[];
   /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs); empty = no forwarded header is. */
@@ -159,6 +174,7 @@ const EnvSchema = z.object({
       return secrets;
     }),
   TCR_WEBHOOK_SECRETS_FILE: z.string().optional(),
+  TCR_INGRESS_ACCOUNTS: z.string().optional(),
   TCR_INGRESS_ALLOW: cidrList,
   TCR_INGRESS_TRUSTED_PROXIES: cidrList,
   TCR_INGRESS_BODY_LIMIT: positiveInt(DEFAULT_BODY_LIMIT),
@@ -194,15 +210,35 @@ function temporalAndSecrets(
   env: NodeJS.ProcessEnv,
   inline: string[],
   file: string | undefined,
-): { temporal: TemporalConnectionConfig; secrets: string[] } {
+): {
+  temporal: TemporalConnectionConfig;
+  secrets: string[];
+  accountSecrets: AccountSecret[];
+  accounts: IngressAccount[];
+} {
   const problems: string[] = [];
   const temporal = loadTemporalConnection(env, problems);
   const secrets = [...inline];
-  if (file) secrets.push(...readWebhookSecretsFile(file, problems).map((s) => s.secret));
-  else if (secrets.length === 0)
+  const sources: SecretSource[] = inline.map((secret, i) => ({
+    secret,
+    where: `TCR_WEBHOOK_SECRETS secret ${i + 1}`,
+  }));
+  if (file) {
+    const stored = readWebhookSecretsFile(file, problems);
+    secrets.push(...stored.map((s) => s.secret));
+    for (const s of stored)
+      sources.push({
+        secret: s.secret,
+        ...(s.label ? { label: s.label } : {}),
+        where: `TCR_WEBHOOK_SECRETS_FILE (${file}) line ${s.line ?? '?'}`,
+      });
+  } else if (secrets.length === 0)
     problems.push(
       'TCR_WEBHOOK_SECRETS_FILE or TCR_WEBHOOK_SECRETS: required (the file tcr webhooks subscribe writes, or comma-separated secrets)',
     );
+  const configured = parseIngressAccounts(env.TCR_INGRESS_ACCOUNTS, problems);
+  const { accounts, secrets: accountSecrets } =
+    problems.length > 0 ? { accounts: [], secrets: [] } : assignSecretAccounts(sources, configured, problems);
   if (problems.length > 0)
     throw new IngressConfigError(
       problems.map((p) => {
@@ -210,7 +246,7 @@ function temporalAndSecrets(
         return { variable: p.slice(0, colon), message: p.slice(colon + 2) };
       }),
     );
-  return { temporal, secrets: [...new Set(secrets)] };
+  return { temporal, secrets: [...new Set(secrets)], accountSecrets, accounts };
 }
 
 /**
@@ -243,13 +279,19 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     edgeProblems.push({ variable: variable!, message: message.join(': ') });
   }
   if (edgeProblems.length > 0) throw new IngressConfigError(edgeProblems);
-  const { temporal, secrets } = temporalAndSecrets(env, e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_SECRETS_FILE);
+  const { temporal, secrets, accountSecrets, accounts } = temporalAndSecrets(
+    env,
+    e.TCR_WEBHOOK_SECRETS,
+    e.TCR_WEBHOOK_SECRETS_FILE,
+  );
   return {
     host: e.TCR_INGRESS_HOST,
     port: e.TCR_INGRESS_PORT,
     path: e.TCR_INGRESS_PATH,
     webhookUrl: e.TCR_WEBHOOK_URL,
     secrets,
+    accountSecrets,
+    accounts,
     allow: e.TCR_INGRESS_ALLOW,
     trustedProxies: e.TCR_INGRESS_TRUSTED_PROXIES,
     bodyLimit: e.TCR_INGRESS_BODY_LIMIT,

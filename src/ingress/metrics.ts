@@ -11,7 +11,9 @@ export type RejectReason =
   | 'signature_invalid'
   | 'signature_malformed'
   | 'not_json'
-  | 'invalid_event';
+  | 'invalid_event'
+  /** Verified with an account's secret, but its cspId is another CSP's (acknowledged, never delivered). */
+  | 'csp_mismatch';
 
 /** Why a connection was closed on accept. */
 export type ConnectionDropReason = 'max_connections' | 'max_per_address';

@@ -1,7 +1,8 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { migratedId } from '../config/entity-lookup.js';
 import {
-  brandWorkflowId,
-  campaignWorkflowId,
+  entityWorkflowId,
+  entityWorkflowIdPattern,
   type ParkedEntityKind,
   parkedEventsByReferenceWorkflowId,
   parkedEventsWorkflowId,
@@ -12,7 +13,7 @@ import {
   type ParkedEventsInput,
   type ParkedEventsWorkflow,
 } from '../contracts/parked-events.js';
-import { BrandIdKey, CampaignIdKey } from '../contracts/search-attributes.js';
+import { AccountKey, BrandIdKey, CampaignIdKey } from '../contracts/search-attributes.js';
 import { type RegistryEventDelivery, registryEventSignal } from '../contracts/signals.js';
 import type { RegistryEvent } from '../registry/events.js';
 import { LruMap } from './bounded.js';
@@ -70,9 +71,12 @@ export interface RouterOptions {
 }
 
 /**
- * Hands verified deliveries to workflows: by reference to `brand/{ref}` / `campaign/{ref}`, by
- * registry id to the running workflow whose TcrBrandId / TcrCampaignId search attribute holds it,
- * and otherwise into a parkedEvents workflow (signalWithStart) until an owner claims them.
+ * Hands verified deliveries to the workflows of the account whose secret verified them: by reference
+ * to `brand/{account}/{ref}` / `campaign/{account}/{ref}` (or the legacy `brand/{ref}` an earlier
+ * release opened, when its TcrAccount is this account), by registry id to the running workflow of
+ * this account whose TcrBrandId / TcrCampaignId search attribute holds it, and otherwise into the
+ * account's parkedEvents workflow (signalWithStart) until an owner claims them. Never to another
+ * account's workflow.
  */
 export class EventRouter {
   private readonly client: Client;
@@ -83,21 +87,24 @@ export class EventRouter {
     this.owners = new LruMap(options.ownerCacheSize ?? 10_000);
   }
 
-  async route(delivery: RegistryEventDelivery): Promise<RouteOutcome> {
+  async route(delivery: RegistryEventDelivery, account: string): Promise<RouteOutcome> {
     const target = eventTarget(delivery.event);
     if (!target) return { action: 'ignored' };
     const { kind } = target;
 
     if (target.reference !== undefined) {
-      const workflowId =
-        kind === 'brand' ? brandWorkflowId(target.reference) : campaignWorkflowId(target.reference);
+      const workflowId = entityWorkflowId(kind, account, target.reference);
       if (await this.trySignal(workflowId, delivery))
         return { action: 'signalled', kind, via: 'reference', workflowId };
-      return this.park(kind, 'reference', target.reference, delivery);
+      // A workflow an earlier release opened under the legacy id, for this account only.
+      const legacy = await migratedId(this.client, kind, account, target.reference);
+      if (legacy !== undefined && (await this.trySignal(legacy, delivery)))
+        return { action: 'signalled', kind, via: 'reference', workflowId: legacy };
+      return this.park(kind, 'reference', target.reference, account, delivery);
     }
 
     const registryId = target.registryId!;
-    const cacheKey = `${kind}:${registryId}`;
+    const cacheKey = `${account}:${kind}:${registryId}`;
     const cached = this.owners.get(cacheKey);
     if (cached !== undefined) {
       if (await this.trySignal(cached, delivery)) {
@@ -105,20 +112,23 @@ export class EventRouter {
       }
       this.owners.delete(cacheKey);
     }
-    const owner = await this.findOwner(kind, registryId);
+    const owner = await this.findOwner(kind, registryId, account);
     if (owner !== undefined && (await this.trySignal(owner, delivery))) {
       this.owners.set(cacheKey, owner);
       return { action: 'signalled', kind, via: 'registry_id', workflowId: owner };
     }
-    return this.park(kind, 'registry_id', registryId, delivery);
+    return this.park(kind, 'registry_id', registryId, account, delivery);
   }
 
-  /** The running workflow that owns a registry id (not a parked-events workflow), if visibility knows one. */
-  async findOwner(kind: ParkedEntityKind, registryId: string): Promise<string | undefined> {
-    if (!registryIdPattern.test(registryId)) return undefined;
+  /**
+   * The running workflow of `account` that owns a registry id (not a parked-events workflow), if
+   * visibility knows one.
+   */
+  async findOwner(kind: ParkedEntityKind, registryId: string, account: string): Promise<string | undefined> {
+    if (!registryIdPattern.test(registryId) || !registryIdPattern.test(account)) return undefined;
     const key = kind === 'brand' ? BrandIdKey : CampaignIdKey;
-    const query = `${key.name} = "${registryId}" AND ExecutionStatus = "Running" AND WorkflowType != "${PARKED_EVENTS_WORKFLOW_TYPE}"`;
-    const entity = kind === 'brand' ? /^brand\/[^/]+$/ : /^campaign\/[^/]+$/;
+    const query = `${key.name} = "${registryId}" AND ${AccountKey.name} = "${account}" AND ExecutionStatus = "Running" AND WorkflowType != "${PARKED_EVENTS_WORKFLOW_TYPE}"`;
+    const entity = entityWorkflowIdPattern[kind];
     let fallback: string | undefined;
     for await (const execution of this.client.workflow.list({ query, pageSize: 10 })) {
       // Prefer the entity workflow itself over any child that also carries the id.
@@ -142,10 +152,13 @@ export class EventRouter {
     kind: ParkedEntityKind,
     via: RouteVia,
     key: string,
+    account: string,
     delivery: RegistryEventDelivery,
   ): Promise<RouteOutcome> {
     const workflowId =
-      via === 'reference' ? parkedEventsByReferenceWorkflowId(kind, key) : parkedEventsWorkflowId(kind, key);
+      via === 'reference'
+        ? parkedEventsByReferenceWorkflowId(kind, key, account)
+        : parkedEventsWorkflowId(kind, key, account);
     const input: ParkedEventsInput = {
       kind,
       keyType: via === 'reference' ? 'reference' : 'registryId',

@@ -64,3 +64,25 @@ export function signatureMatches(
   }
   return matched;
 }
+
+/**
+ * The account whose secret signed the event (HMAC-SHA256 of webhookUrl + canonical), or undefined
+ * when none did. Every secret is tried (no early exit), each comparison in constant time; a secret
+ * belongs to one account only (the configuration refuses one given for two).
+ */
+export function verifyingAccount(
+  header: string,
+  secrets: readonly { account: string; secret: string }[],
+  webhookUrl: string,
+  canonical: string,
+): string | undefined {
+  const presented = decodeDigest(header);
+  if (!presented) return undefined;
+  let account: string | undefined;
+  for (const entry of secrets) {
+    const expected = hmacSha256(entry.secret, webhookUrl, canonical);
+    if (expected.length === presented.length && timingSafeEqual(expected, presented))
+      account ??= entry.account;
+  }
+  return account;
+}

@@ -25,11 +25,10 @@ import {
   orderVetUpdate,
   revetUpdate,
 } from '../contracts/brand-operations.js';
-import { brandWorkflowId } from '../contracts/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
 import { parseRequest } from './operator-requests.js';
-import { entityOrders } from './order-client.js';
+import { type EntityRef, entityOrders, refName } from './order-client.js';
 import {
   IdempotencyKeySchema,
   StrictAcknowledgeRequestSchema,
@@ -51,7 +50,7 @@ export interface StartedBrandOrder {
 
 const brands = entityOrders<BrandWorkflow, BrandStatus>({
   workflowType: BRAND_WORKFLOW_TYPE,
-  workflowId: brandWorkflowId,
+  kind: 'brand',
   statusQuery: brandStatusQuery,
 });
 
@@ -70,6 +69,7 @@ export async function startBrandOrder(
 ): Promise<StartedBrandOrder> {
   const parsed = parseBrandOrder(order, opts.now ? { now: opts.now } : {});
   const { handle, started } = await brands.start(client, {
+    account: parsed.account,
     reference: parsed.reference,
     taskQueue: opts.taskQueue,
     input: {
@@ -87,28 +87,28 @@ export async function startBrandOrder(
   return { handle, order: parsed, started };
 }
 
-export function brandHandle(client: Client, reference: string): BrandWorkflowHandle {
+export function brandHandle(client: Client, reference: EntityRef): BrandWorkflowHandle {
   return brands.handle(client, reference);
 }
 
-export function getBrandStatus(client: Client, reference: string): Promise<BrandStatus> {
+export function getBrandStatus(client: Client, reference: EntityRef): Promise<BrandStatus> {
   return brands.status(client, reference);
 }
 
 export function correctBrand(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: CorrectBrandRequest,
 ): Promise<BrandOperationOutcome> {
   const what = 'correctBrand request';
   return brands.update(client, reference, correctBrandUpdate, what, StrictCorrectBrandRequestSchema, request);
 }
-export function revetBrand(client: Client, reference: string): Promise<BrandOperationOutcome> {
-  return brands.handle(client, reference).executeUpdate(revetUpdate);
+export function revetBrand(client: Client, reference: EntityRef): Promise<BrandOperationOutcome> {
+  return brands.withHandle(client, reference, (h) => h.executeUpdate(revetUpdate));
 }
 export function appealBrand(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: AppealRequest,
 ): Promise<BrandOperationOutcome> {
   return brands.update(client, reference, appealUpdate, 'appeal', StrictAppealRequestSchema, request);
@@ -131,29 +131,27 @@ function vetUpdateOptions<R>(what: string, request: R, opts: VetRequestOptions) 
 
 export async function orderVet(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: OrderVetRequest,
   opts: VetRequestOptions = {},
 ): Promise<BrandOperationOutcome> {
   const valid = parseRequest('vet order', StrictOrderVetRequestSchema, request);
-  return brands
-    .handle(client, reference)
-    .executeUpdate(orderVetUpdate, vetUpdateOptions('vet order', valid, opts));
+  const options = vetUpdateOptions('vet order', valid, opts);
+  return brands.withHandle(client, reference, (h) => h.executeUpdate(orderVetUpdate, options));
 }
 export async function importVet(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: ImportVetRequest,
   opts: VetRequestOptions = {},
 ): Promise<BrandOperationOutcome> {
   const valid = parseRequest('vet import', StrictImportVetRequestSchema, request);
-  return brands
-    .handle(client, reference)
-    .executeUpdate(importVetUpdate, vetUpdateOptions('vet import', valid, opts));
+  const options = vetUpdateOptions('vet import', valid, opts);
+  return brands.withHandle(client, reference, (h) => h.executeUpdate(importVetUpdate, options));
 }
 export function cancelBrand(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   reason: string,
 ): Promise<BrandOperationOutcome> {
   return brands.update(client, reference, cancelUpdate, 'cancel request', StrictCancelRequestSchema, {
@@ -168,7 +166,7 @@ export function cancelBrand(
  */
 export function acknowledgeBrandAction(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   key: string,
 ): Promise<BrandOperationOutcome> {
   const what = 'acknowledge request';
@@ -183,7 +181,7 @@ export function acknowledgeBrandAction(
  */
 export async function waitForBrandPhase(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   phase: BrandPhase,
   timeoutMs: number,
   pollMs = 200,
@@ -195,13 +193,16 @@ export async function waitForBrandPhase(
       last = await getBrandStatus(client, reference);
       if (last.phase === phase) return last;
       if (last.phase === 'deleted' || last.phase === 'cancelled')
-        throw new Error(`brand ${reference} ended in phase ${last.phase} while waiting for ${phase}`);
+        throw new Error(
+          `brand ${refName(reference)} ended in phase ${last.phase} while waiting for ${phase}`,
+        );
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith(`brand ${reference} ended`)) throw error;
+      if (error instanceof Error && error.message.startsWith(`brand ${refName(reference)} ended`))
+        throw error;
     }
     if (Date.now() >= deadline)
       throw new Error(
-        `brand ${reference} did not reach phase ${phase} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
+        `brand ${refName(reference)} did not reach phase ${phase} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
       );
     await new Promise((r) => setTimeout(r, pollMs));
   }

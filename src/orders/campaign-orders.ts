@@ -28,12 +28,11 @@ import {
   shareWithUpdate,
 } from '../contracts/campaign-operations.js';
 import { CampaignContentSchema } from '../contracts/campaign-requests.js';
-import { campaignWorkflowId } from '../contracts/ids.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
 import { ReferenceIdSchema } from '../registry/schemas.js';
-import { entityOrders } from './order-client.js';
+import { type EntityRef, entityOrders, refName } from './order-client.js';
 import {
   StrictAcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema,
@@ -111,7 +110,7 @@ export interface StartedCampaignOrder {
 
 const campaigns = entityOrders<CampaignWorkflow, CampaignStatus>({
   workflowType: CAMPAIGN_WORKFLOW_TYPE,
-  workflowId: campaignWorkflowId,
+  kind: 'campaign',
   statusQuery: campaignStatusQuery,
 });
 
@@ -130,6 +129,7 @@ export async function startCampaignOrder(
 ): Promise<StartedCampaignOrder> {
   const parsed = parseCampaignOrder(order);
   const { handle, started } = await campaigns.start(client, {
+    account: parsed.account,
     reference: parsed.reference,
     taskQueue: opts.taskQueue,
     input: {
@@ -150,17 +150,17 @@ export async function startCampaignOrder(
   return { handle, order: parsed, started };
 }
 
-export function campaignHandle(client: Client, reference: string): CampaignWorkflowHandle {
+export function campaignHandle(client: Client, reference: EntityRef): CampaignWorkflowHandle {
   return campaigns.handle(client, reference);
 }
 
-export function getCampaignStatus(client: Client, reference: string): Promise<CampaignStatus> {
+export function getCampaignStatus(client: Client, reference: EntityRef): Promise<CampaignStatus> {
   return campaigns.status(client, reference);
 }
 
 export function approveCampaignFee(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: ApproveFeeRequest,
 ): Promise<CampaignOperationOutcome> {
   const what = 'approveFee request';
@@ -168,7 +168,7 @@ export function approveCampaignFee(
 }
 export function resubmitCampaign(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: ResubmitRequest,
 ): Promise<CampaignOperationOutcome> {
   const what = 'resubmit request';
@@ -176,7 +176,7 @@ export function resubmitCampaign(
 }
 export function shareCampaignWith(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   upstreamCnpId: string,
 ): Promise<CampaignOperationOutcome> {
   const what = 'shareWith request';
@@ -186,7 +186,7 @@ export function shareCampaignWith(
 }
 export function cancelCampaign(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   reason: string,
 ): Promise<CampaignOperationOutcome> {
   const what = 'cancel request';
@@ -196,7 +196,7 @@ export function cancelCampaign(
 }
 export function acknowledgeCampaignAction(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   key: string,
 ): Promise<CampaignOperationOutcome> {
   const what = 'acknowledge request';
@@ -212,7 +212,7 @@ export function acknowledgeCampaignAction(
  */
 export function confirmCampaignDca(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   request: ConfirmDcaCompleteRequest,
 ): Promise<CampaignOperationOutcome> {
   const what = 'confirmDcaComplete request';
@@ -232,7 +232,7 @@ export function confirmCampaignDca(
  */
 export async function waitForCampaignPhase(
   client: Client,
-  reference: string,
+  reference: EntityRef,
   phases: CampaignPhase | CampaignPhase[],
   timeoutMs: number,
   pollMs = 100,
@@ -255,11 +255,11 @@ export async function waitForCampaignPhase(
     if (last && wanted.includes(last.phase)) return last;
     if (last && (last.phase === 'expired' || last.phase === 'cancelled') && !wanted.includes(last.phase))
       throw new Error(
-        `campaign ${reference} ended in phase ${last.phase} while waiting for ${wanted.join(' | ')}`,
+        `campaign ${refName(reference)} ended in phase ${last.phase} while waiting for ${wanted.join(' | ')}`,
       );
     if (Date.now() >= deadline)
       throw new Error(
-        `campaign ${reference} did not reach ${wanted.join(' | ')} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
+        `campaign ${refName(reference)} did not reach ${wanted.join(' | ')} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
       );
     await new Promise((r) => setTimeout(r, pollMs));
   }

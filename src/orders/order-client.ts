@@ -1,6 +1,7 @@
 /**
  * What the brand and campaign order clients share (./brand-client.ts, ./campaign-orders.ts): the
- * workflow of an entity is `{kind}/{reference}`, started once per reference, steered by Updates whose
+ * workflow of an entity is `{kind}/{account}/{reference}`, started once per account and reference
+ * (the same reference under another account is another workflow), steered by Updates whose
  * requests are parsed with their strict schema first, and read by its `status` query. Each client is
  * this, given its workflow type, id helper and status query, plus its own order and input shapes.
  */
@@ -8,6 +9,7 @@ import {
   type Client,
   WorkflowExecutionAlreadyStartedError,
   type WorkflowHandle,
+  WorkflowNotFoundError,
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import {
@@ -18,17 +20,30 @@ import {
   type Workflow,
 } from '@temporalio/common';
 import type { z } from 'zod';
+import {
+  accountRequired,
+  clientAccounts,
+  type EntityRef,
+  joinableLegacy,
+  migratedId,
+  rememberOrderAccount,
+  resolveBare,
+} from '../config/entity-lookup.js';
+import { type EntityKind, entityWorkflowId } from '../contracts/ids.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { parseRequest } from './operator-requests.js';
+
+export { type EntityRef, refName, setOrderAccounts } from '../config/entity-lookup.js';
 
 export interface EntityWorkflow<Status> {
   /** The workflow's registered name, e.g. `brandWorkflow`. */
   workflowType: string;
-  workflowId: (reference: string) => string;
+  kind: EntityKind;
   statusQuery: QueryDefinition<Status>;
 }
 
 export interface EntityStart<W extends Workflow> {
+  account: string;
   reference: string;
   /** Workflow task queue (default `tcr-workflows`). */
   taskQueue?: string | undefined;
@@ -37,8 +52,17 @@ export interface EntityStart<W extends Workflow> {
 }
 
 export interface EntityOrders<W extends Workflow, Status> {
-  handle(client: Client, reference: string): WorkflowHandle<W>;
-  status(client: Client, reference: string): Promise<Status>;
+  /**
+   * The handle of the account-scoped workflow (a bare reference: of the client's only account). Does
+   * not look for a legacy id: `withHandle` does.
+   */
+  handle(client: Client, ref: EntityRef): WorkflowHandle<W>;
+  /**
+   * Runs `fn` on the entity's workflow: the account-scoped one, or, when it does not exist, the legacy
+   * `{kind}/{reference}` of the same account (a workflow an earlier release opened).
+   */
+  withHandle<T>(client: Client, ref: EntityRef, fn: (handle: WorkflowHandle<W>) => Promise<T>): Promise<T>;
+  status(client: Client, ref: EntityRef): Promise<Status>;
   /**
    * Starts the entity's workflow. The same reference again returns the running workflow (conflict
    * policy USE_EXISTING). A workflow that failed or was terminated can be started again (reuse
@@ -49,7 +73,7 @@ export interface EntityOrders<W extends Workflow, Status> {
   /** Parses `request` with `schema` (a RequestValidationError naming `what` sends nothing), then runs the update. */
   update<Ret, Arg>(
     client: Client,
-    reference: string,
+    ref: EntityRef,
     update: UpdateDefinition<Ret, [Arg]>,
     what: string,
     schema: z.ZodType<Arg>,
@@ -60,14 +84,44 @@ export interface EntityOrders<W extends Workflow, Status> {
 export function entityOrders<W extends Workflow, Status>(
   entity: EntityWorkflow<Status>,
 ): EntityOrders<W, Status> {
-  const handle = (client: Client, reference: string) =>
-    client.workflow.getHandle<W>(entity.workflowId(reference));
+  const { kind } = entity;
+  const handle = (client: Client, ref: EntityRef) => {
+    if (typeof ref !== 'string')
+      return client.workflow.getHandle<W>(entityWorkflowId(kind, ref.account, ref.reference));
+    const accounts = clientAccounts.get(client) ?? [];
+    if (accounts.length !== 1) throw accountRequired(kind, ref, 'a bare reference needs one account');
+    return client.workflow.getHandle<W>(entityWorkflowId(kind, accounts[0]!, ref));
+  };
+  async function withHandle<T>(
+    client: Client,
+    ref: EntityRef,
+    fn: (handle: WorkflowHandle<W>) => Promise<T>,
+  ): Promise<T> {
+    const accounts = clientAccounts.get(client) ?? [];
+    if (typeof ref === 'string' && accounts.length !== 1)
+      return fn(client.workflow.getHandle<W>(await resolveBare(client, kind, ref)));
+    const named = typeof ref === 'string' ? { account: accounts[0]!, reference: ref } : ref;
+    try {
+      return await fn(handle(client, named));
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      const legacy = await migratedId(client, kind, named.account, named.reference);
+      if (legacy === undefined) throw error;
+      return fn(client.workflow.getHandle<W>(legacy));
+    }
+  }
   return {
     handle,
-    status: (client, reference) => handle(client, reference).query(entity.statusQuery),
+    withHandle,
+    status: (client, ref) => withHandle(client, ref, (h) => h.query(entity.statusQuery)),
     async start(client, start) {
+      rememberOrderAccount(client, start.account);
+      // A workflow an earlier release opened for this account under the legacy id is the same order:
+      // answered as before (not started again). One of another account is another order.
+      const legacy = await joinableLegacy(client, kind, start.account, start.reference);
+      if (legacy !== undefined) return { handle: client.workflow.getHandle<W>(legacy), started: false };
       const options = {
-        workflowId: entity.workflowId(start.reference),
+        workflowId: entityWorkflowId(kind, start.account, start.reference),
         taskQueue: start.taskQueue ?? WORKFLOW_TASK_QUEUE,
         args: [start.input],
         workflowIdConflictPolicy: 'USE_EXISTING',
@@ -78,13 +132,16 @@ export function entityOrders<W extends Workflow, Status>(
         return { handle: await client.workflow.start<W>(entity.workflowType, options), started: true };
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError)
-          return { handle: handle(client, start.reference), started: false };
+          return {
+            handle: handle(client, { account: start.account, reference: start.reference }),
+            started: false,
+          };
         throw error;
       }
     },
-    async update(client, reference, update, what, schema, request) {
+    async update(client, ref, update, what, schema, request) {
       const valid = parseRequest(what, schema, request);
-      return handle(client, reference).executeUpdate(update, { args: [valid] });
+      return withHandle(client, ref, (h) => h.executeUpdate(update, { args: [valid] }));
     },
   };
 }

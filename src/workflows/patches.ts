@@ -23,6 +23,8 @@ export const PATCHES = {
   vetOfferCheck: 'vet-offer-check',
   /** Vets: an identical request in progress answered once, update ids remembered, run-unique vet ids (issue 34). */
   vetOnce: 'vet-once',
+  /** Parked events claimed under the account's ids (`parked/{account}/...`), as the ingress parks them (issue 35). */
+  accountIds: 'account-ids',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -115,12 +115,17 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     ((await get(`/${kind}?page=1&recordsPerPage=500`)) as { records: T[] }).records;
   const brandStatus = (b: BrandRecord) =>
     stack.client.workflow
-      .getHandle(brandWorkflowId(adoptedReference({ referenceId: b.referenceId, registryId: b.brandId })))
+      .getHandle(
+        brandWorkflowId(ACCOUNT, adoptedReference({ referenceId: b.referenceId, registryId: b.brandId })),
+      )
       .query<BrandStatus>('status');
   const campaignStatus = (c: CampaignRecord) =>
     stack.client.workflow
       .getHandle(
-        campaignWorkflowId(adoptedReference({ referenceId: c.referenceId, registryId: c.campaignId })),
+        campaignWorkflowId(
+          ACCOUNT,
+          adoptedReference({ referenceId: c.referenceId, registryId: c.campaignId }),
+        ),
       )
       .query<CampaignStatus>('status');
   /** Workflow ids of the account's brand and campaign workflows, one entry per run that did not continue as new. */
@@ -194,6 +199,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
     // Adopted workflows run behind every other workflow's tasks (bulk key 5), the import's included.
     const adoptedBrand = stack.client.workflow.getHandle(
       brandWorkflowId(
+        ACCOUNT,
         adoptedReference({ referenceId: brands[0]!.referenceId, registryId: brands[0]!.brandId }),
       ),
     );

@@ -74,7 +74,7 @@ async function startCampaign(reference: string, brandReference: string) {
 async function expectForwardedOnce(parkedId: string, reference: string) {
   const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
   expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
-    owner: campaignWorkflowId(reference),
+    owner: campaignWorkflowId(bench.account, reference),
     forwarded: 1,
     held: 0,
   });
@@ -95,7 +95,7 @@ async function parkUnderRegistryId(
   id: string,
   event: RegistryEvent,
 ): Promise<string> {
-  const workflowId = parkedEventsWorkflowId(kind, id);
+  const workflowId = parkedEventsWorkflowId(kind, id, bench.account);
   const input: ParkedEventsInput = { kind, keyType: 'registryId', key: id };
   await env.client.workflow.signalWithStart('parkedEvents', {
     workflowId,
@@ -129,8 +129,8 @@ describe('the campaign workflow claims its parked events', () => {
       campaignReferenceId: reference,
       description: 'parked before the workflow existed',
     } as RegistryEvent);
-    const routed = await router.route(parkedDelivery);
-    const parkedId = parkedEventsByReferenceWorkflowId('campaign', reference);
+    const routed = await router.route(parkedDelivery, bench.account);
+    const parkedId = parkedEventsByReferenceWorkflowId('campaign', reference, bench.account);
     expect(routed).toEqual({ action: 'parked', kind: 'campaign', via: 'reference', workflowId: parkedId });
 
     await startCampaign(reference, brandReference);
@@ -218,7 +218,7 @@ describe('the brand workflow claims its parked events', () => {
     ).toContain(parkedId);
     const parked = await env.client.workflow.getHandle(parkedId).query(parkedEventsQuery);
     expect({ owner: parked.ownerWorkflowId, forwarded: parked.forwarded, held: parked.held.length }).toEqual({
-      owner: brandWorkflowId(reference),
+      owner: brandWorkflowId(bench.account, reference),
       forwarded: 1,
       held: 0,
     });

@@ -24,6 +24,7 @@ export function failFastIngressConfig(
   return parseIngressConfig({
     TCR_WEBHOOK_URL: webhook.url,
     TCR_WEBHOOK_SECRETS: webhook.secret,
+    TCR_INGRESS_ACCOUNTS: 'acme',
     TCR_INGRESS_PORT: '0',
     TCR_INGRESS_HANDOFF_TIMEOUT_MS: '1000',
     TCR_INGRESS_HANDOFF_FAILURE: '503',

@@ -70,6 +70,7 @@ describe('Temporal down for longer than the retry schedule', () => {
     const config = parseIngressConfig({
       TCR_WEBHOOK_URL: webhookUrl,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: 'off',
       TCR_INGRESS_HANDOFF_TIMEOUT_MS: '300',
@@ -120,7 +121,7 @@ describe('Temporal down for longer than the retry schedule', () => {
     const ref = `lo-${randomUUID().slice(0, 8)}`;
     const owner = await env.client.workflow.start(recordingOwner, {
       taskQueue,
-      workflowId: brandWorkflowId(ref),
+      workflowId: brandWorkflowId('acme', ref),
       args: [{ kind: 'brand', reference: ref }],
     });
     const closing = await lane('close');

@@ -24,6 +24,7 @@ import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 // search attributes, parking before the owner knows its id, claiming, and duplicates.
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'routing-secret-0123456789abcdefghijklm';
+const ACCOUNT = 'acme';
 const taskQueue = `ingress-routing-${randomUUID()}`;
 const silent = pino({ level: 'silent' });
 
@@ -32,6 +33,7 @@ function config(overrides: Partial<IngressConfig> = {}): IngressConfig {
     ...parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: ACCOUNT,
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
@@ -103,7 +105,8 @@ describe('routing on the dev server', () => {
   const startOwner = (kind: 'brand' | 'campaign', reference: string, registryId?: string) =>
     client.workflow.start(recordingOwner, {
       taskQueue,
-      workflowId: kind === 'brand' ? brandWorkflowId(reference) : campaignWorkflowId(reference),
+      workflowId:
+        kind === 'brand' ? brandWorkflowId(ACCOUNT, reference) : campaignWorkflowId(ACCOUNT, reference),
       args: [{ kind, reference, registryId }],
     });
 

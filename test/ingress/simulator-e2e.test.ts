@@ -44,6 +44,7 @@ describe('simulator webhooks through the ingress', () => {
       config: parseIngressConfig({
         TCR_WEBHOOK_URL: webhookUrl,
         TCR_WEBHOOK_SECRETS: SECRET,
+        TCR_INGRESS_ACCOUNTS: 'acme',
         TCR_INGRESS_PORT: '0',
         TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
         TCR_PARKED_EVENTS_TASK_QUEUE: taskQueue,
@@ -73,7 +74,7 @@ describe('simulator webhooks through the ingress', () => {
     const ref = `e2e-${randomUUID().slice(0, 8)}`;
     const owner = await env.client.workflow.start(recordingOwner, {
       taskQueue,
-      workflowId: brandWorkflowId(ref),
+      workflowId: brandWorkflowId('acme', ref),
       args: [{ kind: 'brand', reference: ref }],
     });
     // The first delivery carries a bad signature: the ingress answers 401 and the simulator retries

@@ -57,7 +57,7 @@ describe('Temporal down, then up', () => {
       const ref = `b-${randomUUID().slice(0, 8)}`;
       const owner = await env.client.workflow.start(recordingOwner, {
         taskQueue,
-        workflowId: brandWorkflowId(ref),
+        workflowId: brandWorkflowId('acme', ref),
         args: [{ kind: 'brand', reference: ref }],
       });
       const event = {

@@ -67,7 +67,7 @@ describe('import behind a page cap of 40', () => {
       expect(status.cut).toBeUndefined();
       const missing: string[] = [];
       for (const brand of brands) {
-        const id = brandWorkflowId(adoptedReference({ ...brand, registryId: brand.brandId }));
+        const id = brandWorkflowId(w.account, adoptedReference({ ...brand, registryId: brand.brandId }));
         await env.client.workflow
           .getHandle(id)
           .describe()

@@ -120,7 +120,7 @@ describe('an adopted brand in a pending phase', () => {
       });
       const reference = existing.referenceId!;
       const handle = await env.client.workflow.start('brandWorkflow', {
-        workflowId: brandWorkflowId(reference),
+        workflowId: brandWorkflowId(w.account, reference),
         taskQueue: w.taskQueue,
         args: [{ reference, account: w.account, adopt: existing } satisfies BrandWorkflowInput],
       });
@@ -148,7 +148,7 @@ describe("an import's settled adoptees", () => {
           const reference = existing.referenceId!;
           return w.track(
             await env.client.workflow.start('brandWorkflow', {
-              workflowId: brandWorkflowId(reference),
+              workflowId: brandWorkflowId(w.account, reference),
               taskQueue: w.taskQueue,
               args: [{ reference, account: w.account, adopt: existing } satisfies BrandWorkflowInput],
             }),

@@ -12,8 +12,14 @@ import {
 } from '@temporalio/workflow';
 import type { BrandSnapshot } from '../../contracts/activity-types.js';
 import type { VetStatus } from '../../contracts/brand.js';
-import { parkedEventsWorkflowId, vetWorkflowId } from '../../contracts/ids.js';
+import {
+  brandWorkflowId,
+  legacyEntityWorkflowId,
+  parkedEventsWorkflowId,
+  vetWorkflowId,
+} from '../../contracts/ids.js';
 import type { AuditCause } from '../entity/audit.js';
+import { parkedAccount } from '../entity/claim-parked.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
@@ -48,15 +54,16 @@ export function brandSteps(ctx: BrandContext) {
    * draw on it, so a uuid would differ between workers with and without tracing. Behind its patch: vets
    * started before it keep the old ids.
    */
+  // Vets live under the brand's id: an account-scoped brand's under `brand/{account}/{ref}`, a brand
+  // under a legacy id (opened by an earlier release, or a recorded history) under `brand/{ref}` as before.
+  const vetBase =
+    self === brandWorkflowId(account, input.reference)
+      ? self
+      : legacyEntityWorkflowId('brand', input.reference);
   const vetId = (evpId: string, seq: number): string =>
     patched(PATCHES.vetOnce)
-      ? vetWorkflowId(
-          input.reference,
-          evpId,
-          seq,
-          workflowInfo().firstExecutionRunId.replace(/-/g, '').slice(0, 8),
-        )
-      : vetWorkflowId(input.reference, evpId, seq);
+      ? vetWorkflowId(vetBase, evpId, seq, workflowInfo().firstExecutionRunId.replace(/-/g, '').slice(0, 8))
+      : vetWorkflowId(vetBase, evpId, seq);
 
   /** Registers the brand (the client searches by referenceId first: a re-order adopts, never pays twice). */
   const register = async (cause: AuditCause): Promise<CallResult<BrandSnapshot>> => {
@@ -74,7 +81,7 @@ export function brandSteps(ctx: BrandContext) {
       // ordered again. A brand new at the registry lists none (one read).
       if (patched(PATCHES.vetOnce)) state.vetsToAdopt = true;
       applySnapshot(call.value, cause);
-      await claimParked(parkedEventsWorkflowId('brand', call.value.brandId));
+      await claimParked(parkedEventsWorkflowId('brand', call.value.brandId, parkedAccount(account)));
     } else if (requestRefusalClasses.includes(call.failure.class)) {
       books.setAction(
         'registration',

@@ -27,6 +27,7 @@ import {
 import type { BrandResult } from '../../contracts/brand.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
+import { parkedAccount } from '../entity/claim-parked.js';
 import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS } from '../entity/wait.js';
@@ -97,8 +98,9 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   try {
     // Events the ingress parked for this brand (by reference before the workflow existed, by registry
     // id before visibility showed our TcrBrandId). Claimed on every run, continue-as-new included.
-    await claimParked(parkedEventsByReferenceWorkflowId('brand', input.reference));
-    if (status.brandId) await claimParked(parkedEventsWorkflowId('brand', status.brandId));
+    await claimParked(parkedEventsByReferenceWorkflowId('brand', input.reference, parkedAccount(account)));
+    if (status.brandId)
+      await claimParked(parkedEventsWorkflowId('brand', status.brandId, parkedAccount(account)));
     await runEntityLoop({
       table: brandPhases,
       phase: () => status.phase,

@@ -6,11 +6,17 @@
 import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
 import type { CampaignContent, UpstreamPartnerCheck } from '../../contracts/campaign.js';
 import type { CampaignCreatedResult, SharingSnapshot } from '../../contracts/campaign-activity-types.js';
-import { brandWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
+import {
+  brandWorkflowId,
+  campaignWorkflowId,
+  legacyEntityWorkflowId,
+  parkedEventsWorkflowId,
+} from '../../contracts/ids.js';
 import { watchBrandReadinessSignal } from '../../contracts/signals.js';
 import { subUsecaseIssues } from '../../registry/rules.js';
 import { describeMnoRefusals, mnoViews } from '../campaign-mno.js';
 import type { AuditCause } from '../entity/audit.js';
+import { parkedAccount } from '../entity/claim-parked.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
 import type { WakeCause } from '../entity/wait.js';
@@ -60,7 +66,13 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
   const watchBrand = async () => {
     if (state.watchingBrand) return;
     state.watchingBrand = true;
-    await getExternalWorkflowHandle(brandWorkflowId(input.brandReference))
+    // The brand under this campaign's account; a campaign under a legacy id (opened by an earlier
+    // release) watches the legacy brand id, as it did (recorded histories replay the same signal).
+    const brand =
+      self === campaignWorkflowId(account, input.reference)
+        ? brandWorkflowId(account, input.brandReference)
+        : legacyEntityWorkflowId('brand', input.brandReference);
+    await getExternalWorkflowHandle(brand)
       .signal(watchBrandReadinessSignal, { watcherWorkflowId: self })
       .catch((error: unknown) => {
         if (isCancellation(error)) throw error;
@@ -399,7 +411,7 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     if (preCreationPhases.includes(status.phase) && !(await lookUpByReference(cause))) return;
     if (status.created && !state.claimedParked) {
       state.claimedParked = true;
-      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!));
+      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!, parkedAccount(account)));
     }
     switch (status.phase) {
       case 'awaiting-brand':

@@ -32,6 +32,7 @@ import {
 import type { CampaignResult } from '../../contracts/campaign.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
+import { parkedAccount } from '../entity/claim-parked.js';
 import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { wakePriority } from '../entity/stubs.js';
 import type { BackoffSchedule } from '../entity/wait.js';
@@ -127,10 +128,10 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   ctx.spec();
   try {
     // Events the ingress parked for this campaign before the workflow existed. Claimed on every run.
-    await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference));
+    await claimParked(parkedEventsByReferenceWorkflowId('campaign', input.reference, parkedAccount(account)));
     if (adopting) {
       state.claimedParked = true;
-      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!));
+      await claimParked(parkedEventsWorkflowId('campaign', status.campaignId!, parkedAccount(account)));
     }
     await runEntityLoop({
       table,

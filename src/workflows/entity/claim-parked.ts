@@ -4,9 +4,18 @@
  * hand them to the owner. Nothing parked under that key is not an error. The brand and the campaign
  * claim on every run, continue-as-new included.
  */
-import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, isCancellation, patched } from '@temporalio/workflow';
 import { claimParkedEventsSignal } from '../../contracts/signals.js';
+import { PATCHES } from '../patches.js';
 import type { EntityBookkeeping } from './bookkeeping.js';
+
+/**
+ * The account the parked ids of this run are scoped by (`parked/{account}/...`, where the ingress parks
+ * them since issue 35), or undefined (the legacy `parked/{kind}/...`) in a run recorded before it.
+ */
+export function parkedAccount(account: string): string | undefined {
+  return patched(PATCHES.accountIds) ? account : undefined;
+}
 
 export async function claimParkedEvents(
   parkedWorkflowId: string,
