@@ -119,6 +119,7 @@ beforeAll(async () => {
   const config = parseIngressConfig({
     TCR_WEBHOOK_URL: WEBHOOK_URL,
     TCR_WEBHOOK_SECRETS: SECRET,
+    TCR_INGRESS_ACCOUNTS: 'acme',
     TCR_INGRESS_PORT: '0',
     TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
     TCR_PARKED_EVENTS_TASK_QUEUE: `drill-slow-${run}`,

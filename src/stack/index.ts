@@ -228,6 +228,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           TCR_INGRESS_PORT: String(ingressPort),
           TCR_WEBHOOK_URL: webhookUrl,
           TCR_WEBHOOK_SECRETS: secret,
+          // The stack's one account: its secret verifies events for that account's workflows only.
+          TCR_INGRESS_ACCOUNTS: `${LOCAL_ACCOUNT_NAME}=${DEFAULT_ACCOUNT.cspId}`,
           // The stack's worker hosts parkedEvents with every other workflow.
           TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
           TEMPORAL_ADDRESS: devServer.address,

@@ -10,6 +10,7 @@ import { IngressConfigError, parseIngressConfig } from '../../src/ingress/config
 const ingressEnv = {
   TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry',
   TCR_WEBHOOK_SECRETS: 'tracing-config-secret-0123456789abcdef',
+  TCR_INGRESS_ACCOUNTS: 'acme',
 };
 
 describe('tracing configuration', () => {

@@ -20,6 +20,7 @@ function config(overrides: Partial<IngressConfig> = {}): IngressConfig {
     ...parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_INTERNAL_LISTEN: 'off',
     }),
     ...overrides,

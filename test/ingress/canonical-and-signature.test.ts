@@ -112,6 +112,7 @@ describe('parseIngressConfig', () => {
   const minimal = {
     TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry',
     TCR_WEBHOOK_SECRETS: `${a}, ${b}`,
+    TCR_INGRESS_ACCOUNTS: 'acme',
   };
 
   it('applies the defaults', () => {

@@ -8,7 +8,11 @@ import { ingressConfigProblem } from './ingress-test-config.js';
 // The edge settings of the ingress configuration: limits, the internal listener, and the start-up
 // refusals of a webhook URL that cannot work.
 const SECRET = 'edge-config-secret-0123456789abcdefgh';
-const base = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: SECRET };
+const base = {
+  TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry',
+  TCR_WEBHOOK_SECRETS: SECRET,
+  TCR_INGRESS_ACCOUNTS: 'acme',
+};
 
 const problem = ingressConfigProblem;
 
@@ -28,6 +32,7 @@ describe('ingress edge configuration', () => {
       parseIngressConfig({
         TCR_WEBHOOK_URL: 'http://127.0.0.1:8470/webhooks/registry',
         TCR_WEBHOOK_SECRETS: 'x',
+        TCR_INGRESS_ACCOUNTS: 'acme',
       }).secrets,
     ).toEqual(['x']);
   });

@@ -15,7 +15,11 @@ import { createIngressClient } from '../../src/ingress/temporal.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const SECRET = 'env-variables-secret-0123456789abcdef';
-const base = { TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry', TCR_WEBHOOK_SECRETS: SECRET };
+const base = {
+  TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry',
+  TCR_WEBHOOK_SECRETS: SECRET,
+  TCR_INGRESS_ACCOUNTS: 'acme',
+};
 const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs/ingress.md'), 'utf8');
 const configSection = doc.slice(doc.indexOf('## Configuration'), doc.indexOf('## Endpoints and answers'));
 const documented = [...configSection.matchAll(/^\| `([A-Z][A-Z0-9_]+)`(?:, `([A-Z][A-Z0-9_]+)`)*/gm)].flatMap(
@@ -54,6 +58,11 @@ const cases: Record<
     env: { TCR_WEBHOOK_SECRETS: `${SECRET},another-secret-0123456789abcdefgh` },
     expected: (c) => c.secrets,
     is: [SECRET, 'another-secret-0123456789abcdefgh'],
+  },
+  TCR_INGRESS_ACCOUNTS: {
+    env: { TCR_INGRESS_ACCOUNTS: 'acme=CSPACME' },
+    expected: (c) => ({ accounts: c.accounts, secrets: c.accountSecrets.map((s) => s.account) }),
+    is: { accounts: [{ name: 'acme', cspId: 'CSPACME' }], secrets: ['acme'] },
   },
   TCR_INGRESS_HOST: { env: { TCR_INGRESS_HOST: '0.0.0.0' }, expected: (c) => c.host, is: '0.0.0.0' },
   TCR_INGRESS_PORT: { env: { TCR_INGRESS_PORT: '9123' }, expected: (c) => c.port, is: 9123 },
@@ -196,6 +205,7 @@ describe("the ingress's configuration variables (docs/ingress.md)", () => {
     const config = parseIngressConfig({
       TCR_WEBHOOK_URL: 'http://127.0.0.1:1/webhooks/registry',
       TCR_WEBHOOK_SECRETS: 'x',
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: 'off',
       TCR_INGRESS_MAX_REQUESTS_PER_SOCKET: '2',

@@ -24,6 +24,7 @@ export async function startFuzzIngress(bodyLimit: number | 'default' = BODY_LIMI
     config: parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: 'off',
       ...(bodyLimit === 'default' ? {} : { TCR_INGRESS_BODY_LIMIT: String(bodyLimit) }),

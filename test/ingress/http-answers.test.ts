@@ -17,6 +17,7 @@ function configWith(overrides: Partial<IngressConfig> = {}): IngressConfig {
     ...parseIngressConfig({
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: `${OLD_SECRET},${SECRET}`,
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       TCR_INGRESS_BODY_LIMIT: '4096',

@@ -17,6 +17,7 @@ it('writes each event to the log within a second and flushes the rest on SIGTERM
     env: {
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TEMPORAL_ADDRESS: '127.0.0.1:1', // events with nothing to route by never need Temporal
       TCR_INGRESS_LOG_LEVEL: 'info',
     },
@@ -60,6 +61,7 @@ it('with OTEL_EXPORTER_OTLP_ENDPOINT, exports a span per webhook to the collecto
     env: {
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TEMPORAL_ADDRESS: '127.0.0.1:1', // events with nothing to route by never need Temporal
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     },

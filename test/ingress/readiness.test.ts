@@ -26,6 +26,7 @@ async function readyz(namespace: string): Promise<{ status: number; body: unknow
       config: parseIngressConfig({
         TCR_WEBHOOK_URL: 'https://csp.example/webhooks/registry',
         TCR_WEBHOOK_SECRETS: 'readiness-secret-0123456789abcdefghijk',
+        TCR_INGRESS_ACCOUNTS: 'acme',
         TCR_INGRESS_PORT: '0',
         TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
       }),

@@ -204,7 +204,7 @@ describe('routing on the dev server', () => {
     const owner = await startOwner('brand', `b-${short()}`);
     const first = { eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId, brandIdentityStatus: 'UNVERIFIED' };
     const second = { eventType: 'BRAND_ADD', brandId };
-    const parkedId = parkedEventsWorkflowId('brand', brandId);
+    const parkedId = parkedEventsWorkflowId('brand', brandId, ACCOUNT);
     expect((await send(ingress, first)).json).toMatchObject({ outcome: 'parked', workflowId: parkedId });
     expect((await send(ingress, second)).json).toMatchObject({ outcome: 'parked', workflowId: parkedId });
     // A duplicate at the edge changes nothing; one that gets past a fresh edge cache is dropped by the workflow.
@@ -264,7 +264,7 @@ describe('routing on the dev server', () => {
     const event = { eventType: 'CAMPAIGN_ADD', campaignReferenceId: ref, campaignId: `C${short()}` };
     expect((await send(ingress, event)).json).toMatchObject({
       outcome: 'parked',
-      workflowId: parkedEventsByReferenceWorkflowId('campaign', ref),
+      workflowId: parkedEventsByReferenceWorkflowId('campaign', ref, ACCOUNT),
     });
     const owner = await startOwner('campaign', ref);
     const recorded = await eventually(
@@ -280,7 +280,7 @@ describe('routing on the dev server', () => {
     const stranger = `B${short()}`;
     expect((await send(ingress, { eventType: 'SOME_FUTURE_TYPE', brandId: stranger })).json).toMatchObject({
       outcome: 'parked',
-      workflowId: parkedEventsWorkflowId('brand', stranger),
+      workflowId: parkedEventsWorkflowId('brand', stranger, ACCOUNT),
     });
     expect((await send(ingress, { eventType: 'CSP_NOTICE', cspId: 'CSPLOCAL' })).json.outcome).toBe(
       'ignored',

@@ -21,6 +21,7 @@ async function start(env: Record<string, string>): Promise<RunningIngress> {
   const config: IngressConfig = parseIngressConfig({
     TCR_WEBHOOK_URL: WEBHOOK_URL,
     TCR_WEBHOOK_SECRETS: SECRET,
+    TCR_INGRESS_ACCOUNTS: 'acme',
     TCR_INGRESS_PORT: '0',
     TCR_INGRESS_INTERNAL_LISTEN: 'off',
     ...env,

@@ -32,6 +32,7 @@ function ingressOn(port: number): Promise<RunningIngress> {
   const config = parseIngressConfig({
     TCR_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/registry`,
     TCR_WEBHOOK_SECRETS: 'ports-test-secret-0123456789abcdefgh',
+    TCR_INGRESS_ACCOUNTS: 'acme',
     TCR_INGRESS_PORT: String(port),
     TCR_INGRESS_INTERNAL_LISTEN: 'off',
   });

@@ -316,6 +316,7 @@ describe('tcr ingress (process)', () => {
           TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
           TCR_WEBHOOK_URL: 'http://127.0.0.1:8470/webhooks/registry',
           TCR_WEBHOOK_SECRETS: 'a-webhook-secret-of-at-least-32-bytes',
+          TCR_INGRESS_ACCOUNTS: 'acme',
         },
       });
       children.push(ingress.child);
