@@ -22,6 +22,7 @@ import {
 } from '../../src/index.js';
 import { OrderValidationError, parseBrandOrder } from '../../src/orders/brand-order.js';
 import { CampaignOrderValidationError, parseCampaignOrder } from '../../src/orders/campaign-orders.js';
+import { setOrderAccounts } from '../../src/orders/order-client.js';
 import { BrandUpdateSchema, CampaignCreationSchema } from '../../src/registry/schemas.js';
 import { projectRoot } from '../../src/toolchain/paths.js';
 
@@ -136,6 +137,8 @@ describe('order parsing under arbitrary JSON', () => {
 const client = {
   workflow: { getHandle: () => ({ executeUpdate: async () => ({}) }) },
 } as unknown as Client;
+// One account: a bare reference is its.
+setOrderAccounts(client, ['local']);
 
 /** Each request of the typed API, called with an arbitrary value where the request goes. */
 const requests: [string, (value: never) => Promise<unknown>, Record<string, unknown> | string][] = [

@@ -14,6 +14,7 @@ import {
   resubmitCampaign,
   shareCampaignWith,
 } from '../../src/index.js';
+import { setOrderAccounts } from '../../src/orders/order-client.js';
 
 /** A client that records the updates it is asked to send and answers each with `{}`. */
 function recordingClient() {
@@ -28,6 +29,8 @@ function recordingClient() {
       }),
     },
   } as unknown as Client;
+  // One account: a bare reference is its.
+  setOrderAccounts(client, ['local']);
   return { client, sent };
 }
 
@@ -66,13 +69,17 @@ describe('operator requests at the edge', () => {
     await correctBrand(client, 'acme', { patch: { email: 'ops@acme.example' } });
     expect(sent).toEqual([
       {
-        workflowId: 'brand/acme',
+        workflowId: 'brand/local/acme',
         update: 'appeal',
         args: [
           { appealCategories: ['VERIFY_TAX_ID'], attachmentUuids: [], explanation: 'The EIN is right.' },
         ],
       },
-      { workflowId: 'brand/acme', update: 'correctBrand', args: [{ patch: { email: 'ops@acme.example' } }] },
+      {
+        workflowId: 'brand/local/acme',
+        update: 'correctBrand',
+        args: [{ patch: { email: 'ops@acme.example' } }],
+      },
     ]);
   });
 });

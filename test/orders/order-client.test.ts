@@ -5,7 +5,7 @@
  * call parsing its request with the strict schema before it sends the update (a bad request sends
  * nothing and rejects with every field).
  */
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import {
   appealBrand,
@@ -29,6 +29,7 @@ import {
   startCampaignOrder,
 } from '../../src/orders/campaign-orders.js';
 import { RequestValidationError } from '../../src/orders/operator-requests.js';
+import { setOrderAccounts } from '../../src/orders/order-client.js';
 import { brandOrder } from '../cli/support.js';
 
 interface Recorded {
@@ -48,6 +49,10 @@ function recordingClient(existing: string[] = []): { client: Client; recorded: R
     async query(definition: { name: string }) {
       recorded.calls.push(`${workflowId} query ${definition.name}`);
       return { phase: 'x' };
+    },
+    // No workflow of an earlier release (legacy id) exists here.
+    async describe(): Promise<never> {
+      throw new WorkflowNotFoundError('not found', workflowId, undefined);
     },
   });
   const client = {
@@ -103,16 +108,16 @@ const campaignOrder = {
 };
 
 describe('starting orders', () => {
-  it('starts brand/{reference} on the workflow queue, once per reference, with its search attributes', async () => {
+  it('starts brand/{account}/{reference} on the workflow queue, once per reference, with its search attributes', async () => {
     const { client, recorded } = recordingClient();
     const started = await startBrandOrder(client, brandOrder('acme-1', 'local'), { taskQueue: 'q1' });
     expect(started.started).toBe(true);
     expect(started.order.reference).toBe('acme-1');
-    expect(started.handle.workflowId).toBe('brand/acme-1');
+    expect(started.handle.workflowId).toBe('brand/local/acme-1');
     const [start] = recorded.starts;
     expect(start!.workflowType).toBe('brandWorkflow');
     expect(start!.options).toMatchObject({
-      workflowId: 'brand/acme-1',
+      workflowId: 'brand/local/acme-1',
       taskQueue: 'q1',
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
@@ -133,7 +138,7 @@ describe('starting orders', () => {
     });
   });
 
-  it('starts campaign/{reference} with the order, the brand reference as search attribute', async () => {
+  it('starts campaign/{account}/{reference} with the order, the brand reference as search attribute', async () => {
     const { client, recorded } = recordingClient();
     const started = await startCampaignOrder(client, campaignOrder);
     expect(started.started).toBe(true);
@@ -141,7 +146,7 @@ describe('starting orders', () => {
     const [start] = recorded.starts;
     expect(start!.workflowType).toBe('campaignWorkflow');
     expect(start!.options).toMatchObject({
-      workflowId: 'campaign/camp-1',
+      workflowId: 'campaign/local/camp-1',
       taskQueue: 'tcr-workflows',
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
@@ -163,14 +168,14 @@ describe('starting orders', () => {
   });
 
   it('returns the existing workflow, started false, when the id is taken', async () => {
-    const { client } = recordingClient(['brand/acme-1', 'campaign/camp-1']);
+    const { client } = recordingClient(['brand/local/acme-1', 'campaign/local/camp-1']);
     const brand = await startBrandOrder(client, brandOrder('acme-1', 'local'));
     expect(brand.started).toBe(false);
-    expect(brand.handle.workflowId).toBe('brand/acme-1');
+    expect(brand.handle.workflowId).toBe('brand/local/acme-1');
     expect(brand.handle).not.toHaveProperty('started');
     const campaign = await startCampaignOrder(client, campaignOrder);
     expect(campaign.started).toBe(false);
-    expect(campaign.handle.workflowId).toBe('campaign/camp-1');
+    expect(campaign.handle.workflowId).toBe('campaign/local/camp-1');
   });
 
   it('refuses a bad order before starting anything', async () => {
@@ -184,8 +189,11 @@ describe('starting orders', () => {
 describe('steering and reading', () => {
   it('sends each update to its workflow with the parsed request, and queries the status', async () => {
     const { client, recorded } = recordingClient();
-    expect(brandHandle(client, 'acme').workflowId).toBe('brand/acme');
-    expect(campaignHandle(client, 'camp').workflowId).toBe('campaign/camp');
+    // One account: a bare reference is that account's.
+    setOrderAccounts(client, ['local']);
+    expect(brandHandle(client, 'acme').workflowId).toBe('brand/local/acme');
+    expect(brandHandle(client, { account: 'other', reference: 'acme' }).workflowId).toBe('brand/other/acme');
+    expect(campaignHandle(client, 'camp').workflowId).toBe('campaign/local/camp');
     await correctBrand(client, 'acme', { patch: { email: 'a@b.co' } });
     await revetBrand(client, 'acme');
     await appealBrand(client, 'acme', {
@@ -204,19 +212,19 @@ describe('steering and reading', () => {
     await acknowledgeCampaignAction(client, 'camp', 'k1');
     await getCampaignStatus(client, 'camp');
     expect(recorded.calls).toEqual([
-      'brand/acme update correctBrand [{"patch":{"email":"a@b.co"}}]',
-      'brand/acme update revet undefined',
-      'brand/acme update appeal [{"appealCategories":["VERIFY_TAX_ID"],"attachmentUuids":[],"explanation":"wrong"}]',
-      'brand/acme update orderVet [{"evpId":"AEGIS","vettingClass":"STANDARD"}]',
-      'brand/acme update importVet [{"evpId":"AEGIS","vettingId":"v1"}]',
-      'brand/acme update cancel [{"reason":"gone"}]',
-      'brand/acme query status',
-      'campaign/camp update approveFee [{"approvedBy":"alice"}]',
-      `campaign/camp update resubmit [{"changes":{"description":"${'x'.repeat(40)}"}}]`,
-      'campaign/camp update shareWith [{"upstreamCnpId":"SFHGR"}]',
-      'campaign/camp update cancel [{"reason":"gone"}]',
-      'campaign/camp update acknowledge [{"key":"k1"}]',
-      'campaign/camp query status',
+      'brand/local/acme update correctBrand [{"patch":{"email":"a@b.co"}}]',
+      'brand/local/acme update revet undefined',
+      'brand/local/acme update appeal [{"appealCategories":["VERIFY_TAX_ID"],"attachmentUuids":[],"explanation":"wrong"}]',
+      'brand/local/acme update orderVet [{"evpId":"AEGIS","vettingClass":"STANDARD"}]',
+      'brand/local/acme update importVet [{"evpId":"AEGIS","vettingId":"v1"}]',
+      'brand/local/acme update cancel [{"reason":"gone"}]',
+      'brand/local/acme query status',
+      'campaign/local/camp update approveFee [{"approvedBy":"alice"}]',
+      `campaign/local/camp update resubmit [{"changes":{"description":"${'x'.repeat(40)}"}}]`,
+      'campaign/local/camp update shareWith [{"upstreamCnpId":"SFHGR"}]',
+      'campaign/local/camp update cancel [{"reason":"gone"}]',
+      'campaign/local/camp update acknowledge [{"key":"k1"}]',
+      'campaign/local/camp query status',
     ]);
   });
 

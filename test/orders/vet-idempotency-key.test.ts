@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { importVet, orderVet } from '../../src/orders/index.js';
 import { RequestValidationError } from '../../src/orders/operator-requests.js';
+import { setOrderAccounts } from '../../src/orders/order-client.js';
 
 function recordingClient(): { client: Client; sent: { update: string; updateId?: string }[] } {
   const sent: { update: string; updateId?: string }[] = [];
@@ -23,6 +24,8 @@ function recordingClient(): { client: Client; sent: { update: string; updateId?:
       }),
     },
   } as unknown as Client;
+  // One account: a bare reference is its.
+  setOrderAccounts(client, ['local']);
   return { client, sent };
 }
 
