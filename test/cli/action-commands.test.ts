@@ -57,84 +57,84 @@ const cases: {
 }[] = [
   {
     argv: ['brand', 'correct', 'brand/acme', '--set', 'email=a@b.co', '--revet'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'correctBrand',
     args: [{ patch: { email: 'a@b.co' }, revet: true }],
     action: 'corrected',
   },
   {
     argv: ['brand', 'revet', 'acme'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'revet',
     args: undefined,
     action: 'revet requested',
   },
   {
     argv: ['brand', 'appeal', 'acme', '--category', 'VERIFY_TAX_ID', '--explanation', 'wrong'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'appeal',
     args: [{ appealCategories: ['VERIFY_TAX_ID'], attachmentUuids: [], explanation: 'wrong' }],
     action: 'appeal filed',
   },
   {
     argv: ['brand', 'cancel', 'acme', '--reason', 'gone'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'cancel',
     args: [{ reason: 'gone' }],
     action: 'cancelled',
   },
   {
     argv: ['brand', 'acknowledge', 'acme', '--key', 'appeal-overdue'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'acknowledge',
     args: [{ key: 'appeal-overdue' }],
     action: 'acknowledged',
   },
   {
     argv: ['vet', 'order', 'acme', '--evp', 'AEGIS', '--class', 'STANDARD'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'orderVet',
     args: [{ evpId: 'AEGIS', vettingClass: 'STANDARD' }],
     action: 'vet ordered',
   },
   {
     argv: ['vet', 'import', 'acme', '--evp', 'AEGIS', '--vetting-id', 'v1', '--token', 't'],
-    workflowId: 'brand/acme',
+    workflowId: 'brand/local/acme',
     update: 'importVet',
     args: [{ evpId: 'AEGIS', vettingId: 'v1', vettingToken: 't' }],
     action: 'vet import requested',
   },
   {
     argv: ['campaign', 'resubmit', 'campaign/c1', '--set', 'description=A description long enough here.'],
-    workflowId: 'campaign/c1',
+    workflowId: 'campaign/local/c1',
     update: 'resubmit',
     args: [{ changes: { description: 'A description long enough here.' } }],
     action: 'resubmitted',
   },
   {
     argv: ['campaign', 'share', 'c1', '--partner', 'SFHGR'],
-    workflowId: 'campaign/c1',
+    workflowId: 'campaign/local/c1',
     update: 'shareWith',
     args: [{ upstreamCnpId: 'SFHGR' }],
     action: 'shared',
   },
   {
     argv: ['campaign', 'approve-fee', 'c1', '--max-fee', '10'],
-    workflowId: 'campaign/c1',
+    workflowId: 'campaign/local/c1',
     update: 'approveFee',
     args: [{ approvedBy: 'alice', maxMonthlyFee: 10 }],
     action: 'fee approved',
   },
   {
     argv: ['campaign', 'cancel', 'c1', '--reason', 'gone'],
-    workflowId: 'campaign/c1',
+    workflowId: 'campaign/local/c1',
     update: 'cancel',
     args: [{ reason: 'gone' }],
     action: 'cancelled',
   },
   {
     argv: ['campaign', 'acknowledge', 'c1', '--key', 'k1'],
-    workflowId: 'campaign/c1',
+    workflowId: 'campaign/local/c1',
     update: 'acknowledge',
     args: [{ key: 'k1' }],
     action: 'acknowledged',
@@ -144,7 +144,8 @@ const cases: {
 describe('operator action commands', () => {
   for (const c of cases)
     it(`${c.argv.slice(0, 2).join(' ')}: sends ${c.update} to ${c.workflowId} and exits 0 only when done`, async () => {
-      const env = { USER: 'alice' };
+      // The account a bare REF (or brand/REF) is of.
+      const env = { USER: 'alice', TCR_ACCOUNT: 'local' };
       const ok = recordingClient(done);
       const run = await tcr(c.argv, { client: ok.client, env });
       expect(run.code, run.stderr).toBe(0);

@@ -30,12 +30,12 @@ describe('tcr campaign confirm-dca', () => {
     const { client, calls } = recordingClient(done);
     const run = await tcr(
       ['campaign', 'confirm-dca', 'c1', '--by', 'alice', '--note', 'portal: accepted by SINCH'],
-      { client, env: {} },
+      { client, env: { TCR_ACCOUNT: 'local' } },
     );
     expect(run.code, run.stderr).toBe(0);
     expect(calls).toEqual([
       {
-        workflowId: 'campaign/c1',
+        workflowId: 'campaign/local/c1',
         update: 'confirmDcaComplete',
         args: [{ confirmedBy: 'alice', note: 'portal: accepted by SINCH' }],
       },
@@ -45,9 +45,12 @@ describe('tcr campaign confirm-dca', () => {
 
   it('--by defaults to $USER; no note is sent when none is given', async () => {
     const { client, calls } = recordingClient(done);
-    const run = await tcr(['campaign', 'confirm-dca', 'campaign/c2'], { client, env: { USER: 'bob' } });
+    const run = await tcr(['campaign', 'confirm-dca', 'campaign/c2'], {
+      client,
+      env: { USER: 'bob', TCR_ACCOUNT: 'local' },
+    });
     expect(run.code, run.stderr).toBe(0);
-    expect(calls[0]).toMatchObject({ workflowId: 'campaign/c2', args: [{ confirmedBy: 'bob' }] });
+    expect(calls[0]).toMatchObject({ workflowId: 'campaign/local/c2', args: [{ confirmedBy: 'bob' }] });
   });
 
   it('an empty note is refused naming the field, and nothing is sent', async () => {
