@@ -90,7 +90,9 @@ export class CliContext {
   async client(flags: ConnectionFlags): Promise<Client> {
     const client = await this.connect(flags);
     const address = this.given ? '' : temporalTarget(flags, this.env).address;
-    setOrderAccounts(client, cliAccounts(flags.account, this.env, address));
+    // The account a bare REF is of; none known leaves the client's own (an order it started names one).
+    const accounts = cliAccounts(flags.account, this.env, address);
+    if (accounts.length > 0) setOrderAccounts(client, accounts);
     return client;
   }
 

@@ -67,7 +67,7 @@ function audit(trail: AuditTrail, last: number): string[] {
 
 export function renderBrandStatus(s: BrandStatus, auditEntries = 10): string {
   const lines: (string | undefined)[] = [
-    `brand/${s.reference}  phase ${s.phase}`,
+    `brand/${s.account}/${s.reference}  phase ${s.phase}`,
     field('account', s.account),
     field('brandId', s.brandId),
     field('entityType', s.entityType),
@@ -104,7 +104,7 @@ export function renderBrandStatus(s: BrandStatus, auditEntries = 10): string {
 
 export function renderCampaignStatus(s: CampaignStatus, auditEntries = 10): string {
   const lines: (string | undefined)[] = [
-    `campaign/${s.reference}  phase ${s.phase}`,
+    `campaign/${s.account}/${s.reference}  phase ${s.phase}`,
     field('account', s.account),
     field('brand', `brand/${s.brandReference}${s.brandId ? ` (${s.brandId})` : ''}`),
     field('campaignId', s.campaignId),
@@ -172,7 +172,7 @@ export function renderStatus(s: AnyStatus, auditEntries = 10): string {
 
 /** One-line summary printed after an operator action. */
 export function summarizeStatus(s: AnyStatus): string {
-  const id = `${s.workflowType}/${s.reference}`;
+  const id = `${s.workflowType}/${s.account}/${s.reference}`;
   const needs =
     s.needsAction.length > 0 ? `; needs action: ${s.needsAction.map((a) => a.action).join('; ')}` : '';
   const wait = s.waitingFor ? `; waiting for ${s.waitingFor.what}` : '';

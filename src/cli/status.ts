@@ -4,7 +4,7 @@ import { withTimeout } from '../common/timeout.js';
 import { clientAccounts, migratedId } from '../config/entity-lookup.js';
 import { type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
 import { type CampaignStatus, campaignStatusQuery } from '../contracts/campaign.js';
-import { entityWorkflowId, legacyEntityWorkflowId } from '../contracts/ids.js';
+import { type EntityKind, entityWorkflowId, legacyEntityWorkflowId } from '../contracts/ids.js';
 import { parkedEventsQuery } from '../contracts/parked-events.js';
 import { connectionHelp, positiveInt } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
@@ -18,8 +18,8 @@ export const QUERY_TIMEOUT_MS = 10_000;
 
 const statusHelp = `tcr status ID: show a brand's or campaign's status (its 'status' query)
 
-ID is a workflow id (brand/ACCOUNT/REF, campaign/ACCOUNT/REF, parked/...) or a bare reference of the
-account (--account, TCR_ACCOUNT, or the local stack's), tried as a brand, then as a campaign; a
+ID is a workflow id (brand/ACCOUNT/REF, campaign/ACCOUNT/REF, parked/...), brand/REF, campaign/REF or
+a bare reference of the account (--account, TCR_ACCOUNT, or the local stack's), tried as a brand, then as a campaign; a
 workflow an earlier release opened under brand/REF or campaign/REF is found for its own account. Shows the phase, registry ids, identity, vets, the MNO table, what the workflow waits
 for and until when, the actions it needs and why, and the last audit entries.
 
@@ -28,15 +28,26 @@ Options:
   --json               print the status query's result as JSON
 ${connectionHelp}`;
 
+/** What an ID argument names: a workflow id as given, or a reference (of one kind when `brand/REF`). */
+function targetOf(id: string): { id: string } | { kinds: EntityKind[]; reference: string } {
+  if (id.startsWith('parked/') || /^(brand|campaign)\/[^/]+\/./.test(id)) return { id };
+  const named = /^(brand|campaign)\/([^/]+)$/.exec(id);
+  if (named) return { kinds: [named[1] as EntityKind], reference: named[2]! };
+  return { kinds: ['brand', 'campaign'], reference: id };
+}
+
 /**
- * The workflow ids an ID argument may name, in the order they are tried: the id itself, or a bare
+ * The workflow ids an ID argument may name, in the order they are tried: the id itself, or a
  * reference's account-scoped ids (`account`), else the legacy `brand/REF`, `campaign/REF`.
  */
 export function candidateWorkflowIds(id: string, account?: string): string[] {
-  if (/^(brand|campaign|parked)\//.test(id)) return [id];
-  const kinds = ['brand', 'campaign'] as const;
-  if (account === undefined) return kinds.map((k) => legacyEntityWorkflowId(k, id));
-  return kinds.map((k) => entityWorkflowId(k, account, id));
+  const target = targetOf(id);
+  if ('id' in target) return [target.id];
+  return target.kinds.map((k) =>
+    account === undefined
+      ? legacyEntityWorkflowId(k, target.reference)
+      : entityWorkflowId(k, account, target.reference),
+  );
 }
 
 export const statusCommand: CliCommand = defineCommand({
@@ -58,9 +69,10 @@ export const statusCommand: CliCommand = defineCommand({
       }
     }
     // A workflow an earlier release opened under the legacy id, when it is this account's.
-    if (!workflowId && account !== undefined && !id.includes('/'))
-      for (const kind of ['brand', 'campaign'] as const) {
-        workflowId = await migratedId(client, kind, account, id);
+    const target = targetOf(id);
+    if (!workflowId && account !== undefined && 'kinds' in target)
+      for (const kind of target.kinds) {
+        workflowId = await migratedId(client, kind, account, target.reference);
         if (workflowId) break;
       }
     if (!workflowId) throw new NotFoundError(`${id}: no brand or campaign workflow by that id or reference`);

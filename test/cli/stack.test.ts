@@ -86,30 +86,32 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     const registered = await tcr(['brand', 'register', file, '--json'], { client: env.client });
     expect(registered.code, registered.stderr).toBe(0);
     const started = JSON.parse(registered.stdout);
-    expect(started).toMatchObject({ workflowId: `brand/${reference}`, started: true });
+    expect(started).toMatchObject({ workflowId: `brand/${ACCOUNT}/${reference}`, started: true });
     expect(started.runId).toEqual(expect.any(String));
     expect(started.status).toMatchObject({ workflowType: 'brand', reference, account: ACCOUNT });
 
     const ready = await waitForBrandPhase(env.client, reference, 'ready', 30_000);
     expect(ready.brandId).toEqual(expect.any(String));
 
-    // A bare reference, connecting from the environment like the executable.
-    const text = await tcr(['status', reference], { env: { TEMPORAL_ADDRESS: env.address } });
+    // A bare reference of the account TCR_ACCOUNT names, connecting from the environment like the executable.
+    const text = await tcr(['status', reference], {
+      env: { TEMPORAL_ADDRESS: env.address, TCR_ACCOUNT: ACCOUNT },
+    });
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain(`brand/${reference}  phase ready`);
+    expect(text.stdout).toContain(`brand/${ACCOUNT}/${reference}  phase ready`);
     expect(text.stdout).toContain(ready.brandId!);
     expect(text.stdout).toMatch(/Needs action: no/);
     expect(text.stdout).toMatch(/Audit \(last \d+/);
 
-    const json = await tcr(['status', `brand/${reference}`, '--json'], { client: env.client });
+    const json = await tcr(['status', `brand/${ACCOUNT}/${reference}`, '--json'], { client: env.client });
     expect(json.code).toBe(0);
     const status = JSON.parse(json.stdout) as BrandStatus;
     expect(status).toMatchObject({ reference, phase: 'ready', brandId: ready.brandId });
 
     const rows = await listUntil(['--kind', 'brand', '--phase', 'ready'], (r) =>
-      r.some((w) => w.workflowId === `brand/${reference}`),
+      r.some((w) => w.workflowId === `brand/${ACCOUNT}/${reference}`),
     );
-    expect(rows.find((w) => w.workflowId === `brand/${reference}`)).toMatchObject({
+    expect(rows.find((w) => w.workflowId === `brand/${ACCOUNT}/${reference}`)).toMatchObject({
       phase: 'ready',
       needsAction: false,
       registryId: ready.brandId,
@@ -119,11 +121,11 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     const table = await tcr(['list', '--kind', 'brand', '--no-status'], { client: env.client });
     expect(table.stdout).toMatch(/^WORKFLOW\s+PHASE\s+ACTION\s+REGISTRY ID\s+STATE\s+LAST UPDATE/);
     expect(table.stdout).toMatch(
-      new RegExp(`^brand/${reference}\\s+ready\\s+-\\s+${ready.brandId}\\s+RUNNING`, 'm'),
+      new RegExp(`^brand/${ACCOUNT}/${reference}\\s+ready\\s+-\\s+${ready.brandId}\\s+RUNNING`, 'm'),
     );
     const needing = await tcr(['list', '--needs-action', '--json'], { client: env.client });
     expect(JSON.parse(needing.stdout).map((w: { workflowId: string }) => w.workflowId)).not.toContain(
-      `brand/${reference}`,
+      `brand/${ACCOUNT}/${reference}`,
     );
 
     // Operator actions go through the workflow's updates and print the resulting status.
@@ -135,7 +137,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     );
     expect(corrected.code, corrected.stderr).toBe(0);
     expect(JSON.parse(corrected.stdout)).toMatchObject({
-      workflowId: `brand/${reference}`,
+      workflowId: `brand/${ACCOUNT}/${reference}`,
       action: 'corrected',
     });
     const vet = await tcr(['vet', 'order', reference, '--evp', 'AEGIS', '--class', 'STANDARD'], {
@@ -144,7 +146,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     expect(vet.code, vet.stderr).toBe(0);
     expect(vet.stdout).toMatch(
       new RegExp(
-        `^vet ordered: done, phase ready, vetSeq 1, vetWorkflowId brand/${reference}/vet/AEGIS/1-[0-9a-f]{8}$`,
+        `^vet ordered: done, phase ready, vetSeq 1, vetWorkflowId brand/${ACCOUNT}/${reference}/vet/AEGIS/1-[0-9a-f]{8}$`,
       ),
     );
     const withVet = JSON.parse((await tcr(['status', reference, '--json'], { client: env.client })).stdout);
@@ -197,17 +199,17 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     });
     const created = await tcr(['campaign', 'create', file], { client: env.client });
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toContain(`started campaign/${reference}`);
+    expect(created.stdout).toContain(`started campaign/${ACCOUNT}/${reference}`);
 
     await waitForCampaignPhase(env.client, reference, 'awaiting-fee-approval', 30_000);
     const needing = await listUntil(['--needs-action', '--kind', 'campaign'], (r) =>
-      r.some((w) => w.workflowId === `campaign/${reference}`),
+      r.some((w) => w.workflowId === `campaign/${ACCOUNT}/${reference}`),
     );
-    expect(needing.find((w) => w.workflowId === `campaign/${reference}`)?.phase).toBe(
+    expect(needing.find((w) => w.workflowId === `campaign/${ACCOUNT}/${reference}`)?.phase).toBe(
       'awaiting-fee-approval',
     );
     const waiting = await tcr(['status', reference], { client: env.client });
-    expect(waiting.stdout).toContain(`campaign/${reference}  phase awaiting-fee-approval`);
+    expect(waiting.stdout).toContain(`campaign/${ACCOUNT}/${reference}  phase awaiting-fee-approval`);
     expect(waiting.stdout).toMatch(/Needs action \(1\):/);
 
     const approved = await tcr(['campaign', 'approve-fee', reference, '--by', 'tester', '--json'], {
@@ -215,7 +217,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     });
     expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({
-      workflowId: `campaign/${reference}`,
+      workflowId: `campaign/${ACCOUNT}/${reference}`,
       action: 'fee approved',
       outcome: 'done',
       ids: { campaignId: expect.any(String) },
@@ -231,7 +233,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       30_000,
     );
     expect(shared.campaignId).toEqual(expect.any(String));
-    const text = await tcr(['status', `campaign/${reference}`], { client: env.client });
+    const text = await tcr(['status', `campaign/${ACCOUNT}/${reference}`], { client: env.client });
     expect(text.stdout).toContain(shared.campaignId!);
     expect(text.stdout).toMatch(/MNOs:\n\s+MNO\s+NAME\s+QUALIFY/);
     expect(text.stdout).toContain('Sharing: SINCH');
@@ -241,7 +243,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     });
     // A share is PENDING: the workflow refuses, and its reason reaches the operator (exit 1).
     expect(cancel.code).toBe(1);
-    expect(cancel.stderr).toContain(`campaign/${reference}: cancel refused: `);
+    expect(cancel.stderr).toContain(`campaign/${ACCOUNT}/${reference}: cancel refused: `);
     expect(cancel.stderr).toContain('PENDING');
     expect(
       (await tcr(['brand', 'cancel', brandRef, '--reason', 'test done'], { client: env.client })).code,
@@ -276,7 +278,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     );
     expect(corrected.code, corrected.stderr).toBe(0);
     expect(JSON.parse(corrected.stdout)).toMatchObject({
-      workflowId: `brand/${reference}`,
+      workflowId: `brand/${ACCOUNT}/${reference}`,
       action: 'corrected',
       outcome: 'done',
       phase: 'ready',
@@ -286,7 +288,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     const again = await tcr(['brand', 'revet', reference], { client: env.client });
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(
-      `tcr: brand/${reference}: revet refused: revet applies to UNVERIFIED brands; this brand is VERIFIED`,
+      `tcr: brand/${ACCOUNT}/${reference}: revet refused: revet applies to UNVERIFIED brands; this brand is VERIFIED`,
     );
 
     // Two operators click cancel at once: one cancels (exit 0), the other is told it did not run.
@@ -316,7 +318,7 @@ describe('tcr against the dev server, the simulator and the workers', () => {
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('  brand.email: ');
     expect(run.stderr).toContain('  brand.country: ');
-    await expect(env.client.workflow.getHandle(`brand/${reference}`).describe()).rejects.toThrow(
+    await expect(env.client.workflow.getHandle(`brand/${ACCOUNT}/${reference}`).describe()).rejects.toThrow(
       /not found/i,
     );
   });

@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBrandStatus } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
-import type { LocalStack } from '../../src/stack/index.js';
+import { LOCAL_ACCOUNT_NAME, type LocalStack } from '../../src/stack/index.js';
 import { projectRoot, temporalCliPath } from '../../src/toolchain/paths.js';
 import { startTestLocalStack } from './example-end-states.js';
 
@@ -80,12 +80,18 @@ describe("README's Quick start CLI lines against the local stack", () => {
     // The README's lines act on two examples once they wait for an operator.
     await until(
       'brand/initech-unverified needs-correction',
-      () => getBrandStatus(s.client, 'initech-unverified').then((x) => x.phase),
+      () =>
+        getBrandStatus(s.client, { account: LOCAL_ACCOUNT_NAME, reference: 'initech-unverified' }).then(
+          (x) => x.phase,
+        ),
       (p) => p === 'needs-correction',
     );
     await until(
       'campaign/acme-marketing awaiting-fee-approval',
-      () => getCampaignStatus(s.client, 'acme-marketing').then((x) => x.phase),
+      () =>
+        getCampaignStatus(s.client, { account: LOCAL_ACCOUNT_NAME, reference: 'acme-marketing' }).then(
+          (x) => x.phase,
+        ),
       (p) => p === 'awaiting-fee-approval',
     );
   }, 180_000);
@@ -117,8 +123,13 @@ describe("README's Quick start CLI lines against the local stack", () => {
       expect(failed?.stderr, line).toContain(join(elsewhere, 'payload-keys.json'));
     }
     // Nothing was sent: the examples still wait for the operator.
-    expect((await getBrandStatus(s.client, 'initech-unverified')).phase).toBe('needs-correction');
-    expect((await getCampaignStatus(s.client, 'acme-marketing')).phase).toBe('awaiting-fee-approval');
+    expect(
+      (await getBrandStatus(s.client, { account: LOCAL_ACCOUNT_NAME, reference: 'initech-unverified' }))
+        .phase,
+    ).toBe('needs-correction');
+    expect(
+      (await getCampaignStatus(s.client, { account: LOCAL_ACCOUNT_NAME, reference: 'acme-marketing' })).phase,
+    ).toBe('awaiting-fee-approval');
   }, 120_000);
 
   it('runs each line verbatim in a shell: exit 0 and a sensible answer', async () => {
@@ -150,12 +161,18 @@ describe("README's Quick start CLI lines against the local stack", () => {
     // The two operator steps took effect.
     await until(
       'brand/initech-unverified after the correction',
-      () => getBrandStatus(s.client, 'initech-unverified').then((x) => x.phase),
+      () =>
+        getBrandStatus(s.client, { account: LOCAL_ACCOUNT_NAME, reference: 'initech-unverified' }).then(
+          (x) => x.phase,
+        ),
       (p) => p !== 'needs-correction',
     );
     await until(
       'campaign/acme-marketing after the fee approval',
-      () => getCampaignStatus(s.client, 'acme-marketing').then((x) => x.phase),
+      () =>
+        getCampaignStatus(s.client, { account: LOCAL_ACCOUNT_NAME, reference: 'acme-marketing' }).then(
+          (x) => x.phase,
+        ),
       (p) => p !== 'awaiting-fee-approval',
     );
   }, 240_000);
@@ -177,7 +194,7 @@ describe("README's Quick start CLI lines against the local stack", () => {
       'workflow',
       'query',
       '--workflow-id',
-      'brand/acme-widgets',
+      `brand/${LOCAL_ACCOUNT_NAME}/acme-widgets`,
       '--name',
       'status',
       '--output',
@@ -187,7 +204,12 @@ describe("README's Quick start CLI lines against the local stack", () => {
     expect(query).toContain('acme-widgets');
     expect(query).toMatch(/"phase"/);
     expect(query).not.toMatch(/binary\/encrypted/);
-    const metadata = await temporal(['workflow', 'metadata', '--workflow-id', 'brand/acme-widgets']);
+    const metadata = await temporal([
+      'workflow',
+      'metadata',
+      '--workflow-id',
+      `brand/${LOCAL_ACCOUNT_NAME}/acme-widgets`,
+    ]);
     expect(metadata).not.toMatch(/binary\/encrypted|Invalid input/);
   }, 120_000);
 });
