@@ -112,7 +112,8 @@ describe("README's Quick start CLI lines against the local stack", () => {
   it('without keys (another data folder), refuses to send in clear and names where the keys are', async () => {
     const s = stack as LocalStack;
     const elsewhere = mkdtempSync(join(tmpdir(), 'tcr-readme-nokeys-'));
-    const env = { ...shellEnv(s), TCR_DATA_DIR: elsewhere };
+    // The account named (another data folder is not the stack's): the lines reach the keys check.
+    const env = { ...shellEnv(s), TCR_DATA_DIR: elsewhere, TCR_ACCOUNT: LOCAL_ACCOUNT_NAME };
     for (const line of lines.filter((l) => / (status|correct|approve-fee) /.test(l))) {
       const failed = await run('bash', ['-c', line], { cwd: projectRoot, env, timeout: 60_000 }).then(
         () => undefined,
@@ -137,7 +138,7 @@ describe("README's Quick start CLI lines against the local stack", () => {
     // What each line's answer says (in the order of the README).
     const expected: RegExp[] = [
       /initech-unverified[\s\S]*acme-marketing|acme-marketing[\s\S]*initech-unverified/,
-      /brand\/initech-unverified[\s\S]*needs-correction/,
+      /brand\/local\/initech-unverified[\s\S]*needs-correction/,
       /done/,
       /done/,
     ];
