@@ -75,7 +75,7 @@ describe('brand order end to end (dev server, simulator, createWorkers, ingress)
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(found).toEqual([handle.workflowId]);
-      expect(handle.workflowId).toBe(`brand/${reference}`);
+      expect(handle.workflowId).toBe(`brand/${ACCOUNT}/${reference}`);
     } finally {
       await endTrackedWorkflows([handle]);
     }

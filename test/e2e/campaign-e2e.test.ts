@@ -90,7 +90,7 @@ describe('brand order to running campaign, end to end', () => {
           found.push(wf.workflowId);
         if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
       }
-      expect(found).toEqual([`campaign/${reference}`]);
+      expect(found).toEqual([`campaign/${ACCOUNT}/${reference}`]);
     } finally {
       await campaign.handle.terminate('test done').catch(() => undefined);
       await brand.handle.terminate('test done').catch(() => undefined);

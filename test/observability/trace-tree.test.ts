@@ -50,7 +50,7 @@ beforeAll(async () => {
   ingressConfig = parseIngressConfig({
     TCR_WEBHOOK_URL: WEBHOOK_URL,
     TCR_WEBHOOK_SECRETS: SECRET,
-    TCR_INGRESS_ACCOUNTS: 'acme',
+    TCR_INGRESS_ACCOUNTS: ACCOUNT,
     TCR_INGRESS_INTERNAL_LISTEN: 'off',
     TEMPORAL_ADDRESS: stack.env.address,
     // Tracing on, as an operator turns it on (the spans go to this test's exporter, not to this URL).
@@ -127,7 +127,10 @@ describe('traces', () => {
       payload: JSON.stringify(event),
     });
     expect(answer.statusCode).toBe(200);
-    expect(answer.json()).toMatchObject({ outcome: 'signalled', workflowId: `brand/${reference}` });
+    expect(answer.json()).toMatchObject({
+      outcome: 'signalled',
+      workflowId: `brand/${ACCOUNT}/${reference}`,
+    });
 
     await tracing.flush();
     const root = exporter

@@ -178,15 +178,17 @@ describe('the local stack', () => {
     // The progress watcher reported phase changes as lines (it polls every second, so the last
     // transition can reach it a round after the test saw the end states).
     const findRunning = () =>
-      changes.find((c) => c.workflowId === 'campaign/acme-account-notifications' && c.to.phase === 'running');
+      changes.find(
+        (c) => c.workflowId === 'campaign/local/acme-account-notifications' && c.to.phase === 'running',
+      );
     for (let wait = 0; wait < 100 && !findRunning(); wait++) await new Promise((r) => setTimeout(r, 100));
     const running = findRunning();
     expect(running?.to.phase).toBe('running');
     expect(formatChange(running!)).toMatch(/campaign\/acme-account-notifications\s+\S+ → running/);
     const needs = changes.find(
-      (c) => c.workflowId === 'brand/initech-unverified' && c.to.needsAction.length > 0,
+      (c) => c.workflowId === 'brand/local/initech-unverified' && c.to.needsAction.length > 0,
     );
-    expect(needs?.workflowId).toBe('brand/initech-unverified');
+    expect(needs?.workflowId).toBe('brand/local/initech-unverified');
     expect(formatChange(needs!)).toMatch(/NEEDS ACTION identity/);
     expect(JSON.parse(readFileSync(join(dataDir, 'examples-submitted.json'), 'utf8')).submitted).toHaveLength(
       10,
@@ -262,11 +264,15 @@ describe('the local stack', () => {
       for await (const info of raw.workflow.list()) runs.push(info);
     });
     const ids = runs.map((r) => r.workflowId);
-    for (const id of ['brand/privacy-check', 'brand/bright-minds-tutoring', 'campaign/acme-marketing'])
+    for (const id of [
+      'brand/local/privacy-check',
+      'brand/local/bright-minds-tutoring',
+      'campaign/local/acme-marketing',
+    ])
       expect(ids).toContain(id);
     expect(ids.filter((id) => id.includes('/vet/')).length).toBeGreaterThanOrEqual(2);
     const continued = runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW');
-    expect(continued.map((r) => r.workflowId)).toContain(`brand/${privacyCheckOrder.reference}`);
+    expect(continued.map((r) => r.workflowId)).toContain(`brand/local/${privacyCheckOrder.reference}`);
 
     // Workflow ids and search attributes are not encrypted: they hold references and registry ids only.
     const lower = secrets.map((x) => x.toLowerCase());
@@ -326,7 +332,7 @@ describe('the local stack', () => {
     for (const example of [...exampleBrands, privacyCheckOrder]) {
       const first = histories.find(
         (h) =>
-          h.workflowId === `brand/${example.reference}` &&
+          h.workflowId === `brand/local/${example.reference}` &&
           !h.history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId,
       );
       const started = first?.history.events?.find(
@@ -369,7 +375,7 @@ describe('the local stack', () => {
     const show = async (env: Record<string, string>, extra: string[] = []) => {
       const { stdout } = await promisify(execFile)(
         temporalCliPath(),
-        ['workflow', 'show', '--workflow-id', 'brand/globex-public', '--output', 'json', ...extra],
+        ['workflow', 'show', '--workflow-id', 'brand/local/globex-public', '--output', 'json', ...extra],
         { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
       );
       return stdout;
@@ -407,9 +413,9 @@ describe('the local stack', () => {
       try {
         const dom = await dumpDom(chromium, profile, url);
         for (const id of [
-          'brand/acme-widgets',
-          'campaign/acme-account-notifications',
-          'campaign/riverside-volunteer-alerts',
+          'brand/local/acme-widgets',
+          'campaign/local/acme-account-notifications',
+          'campaign/local/riverside-volunteer-alerts',
         ])
           expect(dom).toContain(id);
         const dir = join(projectRoot, 'test-results');
@@ -432,7 +438,7 @@ describe('the local stack', () => {
     async () => {
       const chromium = chromiumTool.check();
       const s = stack!;
-      const workflowId = 'brand/globex-public';
+      const workflowId = 'brand/local/globex-public';
       // The first run: its input is the order, with the registration (later runs carry less).
       const runs: WorkflowExecutionInfo[] = [];
       for await (const info of s.client.workflow.list({ query: `WorkflowId = "${workflowId}"` }))

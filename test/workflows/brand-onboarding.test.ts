@@ -91,7 +91,7 @@ describe('brand onboarding', () => {
       expect(status.audit.entries.map((e) => e.event)).toEqual(
         expect.arrayContaining(['started', 'registered', 'phase']),
       );
-      expect(handle.workflowId).toBe(`brand/${reference}`);
+      expect(handle.workflowId).toBe(`brand/${account}/${reference}`);
 
       const again = await startBrandOrder(env.client, order, { taskQueue });
       expect(again.handle.workflowId).toBe(handle.workflowId);
