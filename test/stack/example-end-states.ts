@@ -4,7 +4,12 @@
  */
 import { getBrandStatus } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../src/stack/index.js';
+import {
+  LOCAL_ACCOUNT_NAME,
+  type LocalStack,
+  type LocalStackOptions,
+  startLocalStack,
+} from '../../src/stack/index.js';
 import { workflowsPath } from '../../src/workers/create-workers.js';
 import { workflowBundle } from '../support/temporal-env.js';
 
@@ -52,12 +57,18 @@ export const expectedEndStates: Record<string, string> = {
 export async function examplePhases(s: LocalStack): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const ref of Object.keys(brandEndStates))
-    out[`brand/${ref}`] = await getBrandStatus(s.client, ref).then(
+    out[`brand/${ref}`] = await getBrandStatus(s.client, {
+      account: LOCAL_ACCOUNT_NAME,
+      reference: ref,
+    }).then(
       (x) => x.phase,
       () => 'unknown',
     );
   for (const ref of Object.keys(campaignEndStates))
-    out[`campaign/${ref}`] = await getCampaignStatus(s.client, ref).then(
+    out[`campaign/${ref}`] = await getCampaignStatus(s.client, {
+      account: LOCAL_ACCOUNT_NAME,
+      reference: ref,
+    }).then(
       (x) => x.phase,
       () => 'unknown',
     );

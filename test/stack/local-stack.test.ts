@@ -184,7 +184,7 @@ describe('the local stack', () => {
     for (let wait = 0; wait < 100 && !findRunning(); wait++) await new Promise((r) => setTimeout(r, 100));
     const running = findRunning();
     expect(running?.to.phase).toBe('running');
-    expect(formatChange(running!)).toMatch(/campaign\/acme-account-notifications\s+\S+ → running/);
+    expect(formatChange(running!)).toMatch(/campaign\/local\/acme-account-notifications\s+\S+ → running/);
     const needs = changes.find(
       (c) => c.workflowId === 'brand/local/initech-unverified' && c.to.needsAction.length > 0,
     );
