@@ -535,7 +535,7 @@ describe.skipIf(namespace.skip)(title, () => {
     expect(ingressFront.connections()).toBeGreaterThan(0);
 
     // The payloads the product wrote are encrypted with the operator's key.
-    const history = await env.client.workflow.getHandle('brand/golive-brand').fetchHistory();
+    const history = await env.client.workflow.getHandle(`brand/${ACCOUNT}/golive-brand`).fetchHistory();
     const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     expect(Buffer.from(input?.metadata?.encoding ?? []).toString()).toBe('binary/encrypted');
 

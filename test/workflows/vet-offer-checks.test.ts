@@ -157,7 +157,7 @@ describe('vet orders and imports checked against the provider list', () => {
 
   it('refuses a Political import for a 501(c)(3) non-profit: a declared class in the validator, a POLITICAL-only provider in the operation', async () => {
     const fake = new FakeRegistry();
-    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
+    await withWorkers(env, fake.activities(), async ({ orderBrand, account }) => {
       const { reference } = await exemptNonProfit(fake, orderBrand, '501(c)(3)');
 
       const cv = await importVet(env.client, reference, { evpId: 'CV', vettingId: 'cv-token-1' });
@@ -183,7 +183,7 @@ describe('vet orders and imports checked against the provider list', () => {
       });
       expect(standard.outcome).toBe('done');
       await waitForStatus(
-        env.client.workflow.getHandle(`brand/${reference}`),
+        env.client.workflow.getHandle(`brand/${account}/${reference}`),
         (s) => s.vets.length === 1 && s.vets[0]!.state !== 'ordering',
       );
       expect(fake.callCount('importExternalVet')).toBe(1);
