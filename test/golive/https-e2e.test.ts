@@ -505,12 +505,12 @@ describe.skipIf(namespace.skip)(title, () => {
       expect(status.code, status.output).toBe(0);
       return String(JSON.parse(status.output.slice(status.output.indexOf('{'))).phase);
     };
-    const grown = historyWatcher('campaign/golive-campaign');
+    const grown = historyWatcher(`campaign/${ACCOUNT}/golive-campaign`);
     // A workflow answers queries once its first workflow task is done.
     while (!(await grown()).some((e) => e.workflowTaskCompletedEventAttributes)) {}
     const phases: string[] = [];
     for (;;) {
-      const phase = await phaseOf('campaign/golive-campaign');
+      const phase = await phaseOf(`campaign/${ACCOUNT}/golive-campaign`);
       if (phases.at(-1) !== phase) phases.push(phase);
       if (phase === 'running' || phase === 'failed' || phase === 'rejected') break;
       await grown();
@@ -519,7 +519,7 @@ describe.skipIf(namespace.skip)(title, () => {
       phases.at(-1),
       `phases ${phases.join(' → ')}\nworker log:\n${logs.worker}\ningress log:\n${logs.ingress}`,
     ).toBe('running');
-    expect(await phaseOf('brand/golive-brand')).toBe('ready');
+    expect(await phaseOf(`brand/${ACCOUNT}/golive-brand`)).toBe('ready');
 
     // Every webhook went to the https URL and was accepted (a bad signature would be a 401 and a retry).
     const response = await fetch(`${simulatorControl}/webhooks/deliveries?cspId=${CSP_ID}`);
