@@ -15,7 +15,7 @@ import { getBrandStatus } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import { loadExamples, submitExamples } from '../../src/stack/examples.js';
 import { defaultExamplesDir } from '../../src/stack/options.js';
-import { type Cluster, startCluster } from './cluster.js';
+import { ACCOUNT, type Cluster, startCluster } from './cluster.js';
 
 const enabled = process.env.TCR_CLUSTER === '1';
 const N = Number(process.env.TCR_CLUSTER_ORDERS ?? 20);
@@ -111,12 +111,15 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
       const examplePhases = async () => {
         const out: Record<string, string> = {};
         for (const ref of Object.keys(exampleBrands))
-          out[`brand/${ref}`] = await getBrandStatus(c.client, ref).then(
+          out[`brand/${ref}`] = await getBrandStatus(c.client, { account: ACCOUNT, reference: ref }).then(
             (s) => s.phase,
             () => '?',
           );
         for (const ref of Object.keys(exampleCampaigns))
-          out[`campaign/${ref}`] = await getCampaignStatus(c.client, ref).then(
+          out[`campaign/${ref}`] = await getCampaignStatus(c.client, {
+            account: ACCOUNT,
+            reference: ref,
+          }).then(
             (s) => s.phase,
             () => '?',
           );
