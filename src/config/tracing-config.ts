@@ -3,7 +3,8 @@
  * unless an OTLP endpoint is set:
  *
  *   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  the collector's traces URL (OTLP over HTTP, e.g.
- *                                       http://127.0.0.1:4318/v1/traces), or
+ *                                       http://127.0.0.1:4318/v1/traces; https unless the
+ *                                       collector is loopback: spans cross the network), or
  *   OTEL_EXPORTER_OTLP_ENDPOINT         its base URL (`/v1/traces` is added);
  *   OTEL_SERVICE_NAME                   the service name on every span (default tcr-worker / tcr-ingress).
  *
@@ -11,6 +12,7 @@
  * printed. Errors name the variable, never its value.
  */
 import type { TracingConfig } from '../observability/tracing.js';
+import { isLoopbackHost } from '../registry/environments.js';
 
 export type { TracingConfig };
 
@@ -30,6 +32,10 @@ function checkedUrl(name: string, value: string, problems: string[]): string | u
   }
   if (url.username || url.password) {
     problems.push(`${name}: credentials do not belong in the URL (use OTEL_EXPORTER_OTLP_HEADERS)`);
+    return undefined;
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    problems.push(`${name}: expected https (plain http only to a loopback collector)`);
     return undefined;
   }
   return url.toString();

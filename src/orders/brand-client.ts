@@ -28,9 +28,14 @@ import {
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
 import { parseRequest } from './operator-requests.js';
-import { type EntityRef, entityOrders, refName } from './order-client.js';
 import {
-  IdempotencyKeySchema,
+  type EntityRef,
+  entityOrders,
+  refName,
+  type SteeringOptions,
+  steeringUpdateOptions,
+} from './order-client.js';
+import {
   StrictAcknowledgeRequestSchema,
   StrictAppealRequestSchema,
   StrictCancelRequestSchema,
@@ -95,39 +100,39 @@ export function getBrandStatus(client: Client, reference: EntityRef): Promise<Br
   return brands.status(client, reference);
 }
 
+export type { SteeringOptions } from './order-client.js';
+
 export function correctBrand(
   client: Client,
   reference: EntityRef,
   request: CorrectBrandRequest,
+  opts: SteeringOptions = {},
 ): Promise<BrandOperationOutcome> {
   const what = 'correctBrand request';
-  return brands.update(client, reference, correctBrandUpdate, what, StrictCorrectBrandRequestSchema, request);
+  const schema = StrictCorrectBrandRequestSchema;
+  return brands.update(client, reference, correctBrandUpdate, what, schema, request, opts);
 }
-export function revetBrand(client: Client, reference: EntityRef): Promise<BrandOperationOutcome> {
-  return brands.withHandle(client, reference, (h) => h.executeUpdate(revetUpdate));
+export function revetBrand(
+  client: Client,
+  reference: EntityRef,
+  opts: SteeringOptions = {},
+): Promise<BrandOperationOutcome> {
+  const options = steeringUpdateOptions('revet', undefined, opts);
+  return brands.withHandle(client, reference, (h) =>
+    h.executeUpdate(revetUpdate, options.updateId ? { updateId: options.updateId } : {}),
+  );
 }
 export function appealBrand(
   client: Client,
   reference: EntityRef,
   request: AppealRequest,
+  opts: SteeringOptions = {},
 ): Promise<BrandOperationOutcome> {
-  return brands.update(client, reference, appealUpdate, 'appeal', StrictAppealRequestSchema, request);
+  return brands.update(client, reference, appealUpdate, 'appeal', StrictAppealRequestSchema, request, opts);
 }
-/** Options of a billed vet request: the caller's idempotency key (see `IdempotencyKeySchema`). */
-export interface VetRequestOptions {
-  /**
-   * Sent as the Temporal update id: the same key asked again (a retry after a timeout, a double click)
-   * is answered with the first request's outcome, and nothing is ordered twice. Without one, the
-   * client makes a fresh id per call (an identical request in progress is still answered once).
-   */
-  idempotencyKey?: string;
-}
-
-function vetUpdateOptions<R>(what: string, request: R, opts: VetRequestOptions) {
-  if (opts.idempotencyKey === undefined) return { args: [request] as [R] };
-  const key = parseRequest(`${what} idempotency key`, IdempotencyKeySchema, opts.idempotencyKey);
-  return { args: [request] as [R], updateId: key };
-}
+/** Options of a billed vet request: the caller's idempotency key (see `SteeringOptions`). */
+export type VetRequestOptions = SteeringOptions;
+const vetUpdateOptions = steeringUpdateOptions;
 
 export async function orderVet(
   client: Client,
@@ -153,10 +158,10 @@ export function cancelBrand(
   client: Client,
   reference: EntityRef,
   reason: string,
+  opts: SteeringOptions = {},
 ): Promise<BrandOperationOutcome> {
-  return brands.update(client, reference, cancelUpdate, 'cancel request', StrictCancelRequestSchema, {
-    reason,
-  });
+  const what = 'cancel request';
+  return brands.update(client, reference, cancelUpdate, what, StrictCancelRequestSchema, { reason }, opts);
 }
 
 /**
@@ -168,11 +173,11 @@ export function acknowledgeBrandAction(
   client: Client,
   reference: EntityRef,
   key: string,
+  opts: SteeringOptions = {},
 ): Promise<BrandOperationOutcome> {
   const what = 'acknowledge request';
-  return brands.update(client, reference, acknowledgeBrandUpdate, what, StrictAcknowledgeRequestSchema, {
-    key,
-  });
+  const schema = StrictAcknowledgeRequestSchema;
+  return brands.update(client, reference, acknowledgeBrandUpdate, what, schema, { key }, opts);
 }
 
 /**

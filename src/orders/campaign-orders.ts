@@ -32,7 +32,7 @@ import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-att
 import { accountNamePattern } from '../contracts/task-queues.js';
 import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
 import { ReferenceIdSchema } from '../registry/schemas.js';
-import { type EntityRef, entityOrders, refName } from './order-client.js';
+import { type EntityRef, entityOrders, refName, type SteeringOptions } from './order-client.js';
 import {
   StrictAcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema,
@@ -162,47 +162,51 @@ export function approveCampaignFee(
   client: Client,
   reference: EntityRef,
   request: ApproveFeeRequest,
+  opts: SteeringOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'approveFee request';
-  return campaigns.update(client, reference, approveFeeUpdate, what, StrictApproveFeeRequestSchema, request);
+  const schema = StrictApproveFeeRequestSchema;
+  return campaigns.update(client, reference, approveFeeUpdate, what, schema, request, opts);
 }
 export function resubmitCampaign(
   client: Client,
   reference: EntityRef,
   request: ResubmitRequest,
+  opts: SteeringOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'resubmit request';
-  return campaigns.update(client, reference, resubmitUpdate, what, StrictResubmitRequestSchema, request);
+  const schema = StrictResubmitRequestSchema;
+  return campaigns.update(client, reference, resubmitUpdate, what, schema, request, opts);
 }
 export function shareCampaignWith(
   client: Client,
   reference: EntityRef,
   upstreamCnpId: string,
+  opts: SteeringOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'shareWith request';
-  return campaigns.update(client, reference, shareWithUpdate, what, StrictShareWithRequestSchema, {
-    upstreamCnpId,
-  });
+  const schema = StrictShareWithRequestSchema;
+  return campaigns.update(client, reference, shareWithUpdate, what, schema, { upstreamCnpId }, opts);
 }
 export function cancelCampaign(
   client: Client,
   reference: EntityRef,
   reason: string,
+  opts: SteeringOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'cancel request';
-  return campaigns.update(client, reference, cancelCampaignUpdate, what, StrictCampaignCancelRequestSchema, {
-    reason,
-  });
+  const schema = StrictCampaignCancelRequestSchema;
+  return campaigns.update(client, reference, cancelCampaignUpdate, what, schema, { reason }, opts);
 }
 export function acknowledgeCampaignAction(
   client: Client,
   reference: EntityRef,
   key: string,
+  opts: SteeringOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'acknowledge request';
-  return campaigns.update(client, reference, acknowledgeUpdate, what, StrictAcknowledgeRequestSchema, {
-    key,
-  });
+  const schema = StrictAcknowledgeRequestSchema;
+  return campaigns.update(client, reference, acknowledgeUpdate, what, schema, { key }, opts);
 }
 
 /**
@@ -214,16 +218,11 @@ export function confirmCampaignDca(
   client: Client,
   reference: EntityRef,
   request: ConfirmDcaCompleteRequest,
+  opts: SteeringOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'confirmDcaComplete request';
-  return campaigns.update(
-    client,
-    reference,
-    confirmDcaCompleteUpdate,
-    what,
-    StrictConfirmDcaCompleteRequestSchema,
-    request,
-  );
+  const schema = StrictConfirmDcaCompleteRequestSchema;
+  return campaigns.update(client, reference, confirmDcaCompleteUpdate, what, schema, request, opts);
 }
 
 /**

@@ -24,12 +24,12 @@ describe('tracing configuration', () => {
   it('takes the traces URL, or the base URL with /v1/traces, and a service name', () => {
     const problems: string[] = [];
     expect(
-      loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, problems, 'tcr-worker'),
-    ).toEqual({ tracesUrl: 'http://collector:4318/v1/traces', serviceName: 'tcr-worker' });
+      loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' }, problems, 'tcr-worker'),
+    ).toEqual({ tracesUrl: 'http://127.0.0.1:4318/v1/traces', serviceName: 'tcr-worker' });
     expect(
       loadTracingConfig(
         {
-          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'https://ignored:4318',
           OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel.example/v1/traces',
           OTEL_SERVICE_NAME: 'tcr-worker-eu',
         },
@@ -64,12 +64,28 @@ describe('tracing configuration', () => {
     }
     const problems: string[] = [];
     loadTracingConfig(
-      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SERVICE_NAME: 'a b' },
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c:4318', OTEL_SERVICE_NAME: 'a b' },
       problems,
       'x',
     );
     expect(problems).toEqual([
       'OTEL_SERVICE_NAME: expected letters, digits, dots, dashes or underscores (at most 100)',
     ]);
+  });
+
+  it('refuses plain http to a collector that is not on this machine, naming the variable', () => {
+    for (const [variable, url] of [
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector:4318'],
+      ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'http://10.0.0.7:4318/v1/traces'],
+    ] as const) {
+      const problems: string[] = [];
+      expect(loadTracingConfig({ [variable]: url }, problems, 'tcr-worker')).toBeUndefined();
+      expect(problems).toEqual([`${variable}: expected https (plain http only to a loopback collector)`]);
+    }
+    for (const url of ['http://localhost:4318', 'http://[::1]:4318', 'https://collector:4318']) {
+      const problems: string[] = [];
+      expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: url }, problems, 'tcr-worker')).toBeDefined();
+      expect(problems).toEqual([]);
+    }
   });
 });
