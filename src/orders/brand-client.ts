@@ -27,14 +27,9 @@ import {
 } from '../contracts/brand-operations.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { type BrandOrder, parseBrandOrder, type StartBrandOrderOptions } from './brand-order.js';
+import { checkNotifyOption, subscribeAfterStart, type WaitOptions, waitForStatus } from './notifications.js';
 import { parseRequest } from './operator-requests.js';
-import {
-  type EntityRef,
-  entityOrders,
-  refName,
-  type SteeringOptions,
-  steeringUpdateOptions,
-} from './order-client.js';
+import { type EntityRef, entityOrders, type SteeringOptions, steeringUpdateOptions } from './order-client.js';
 import {
   StrictAcknowledgeRequestSchema,
   StrictAppealRequestSchema,
@@ -73,9 +68,8 @@ export async function startBrandOrder(
   opts: StartBrandOrderOptions = {},
 ): Promise<StartedBrandOrder> {
   const parsed = parseBrandOrder(order, opts.now ? { now: opts.now } : {});
+  const notify = checkNotifyOption(opts.notify);
   const { handle, started } = await brands.start(client, {
-    account: parsed.account,
-    reference: parsed.reference,
     taskQueue: opts.taskQueue,
     input: {
       reference: parsed.reference,
@@ -89,6 +83,12 @@ export async function startBrandOrder(
       { key: PhaseKey, value: 'registering' },
     ],
   });
+  await subscribeAfterStart(
+    client,
+    'brand',
+    { account: parsed.account, reference: parsed.reference },
+    notify,
+  );
   return { handle, order: parsed, started };
 }
 
@@ -181,34 +181,24 @@ export function acknowledgeBrandAction(
 }
 
 /**
- * Polls the status query until the brand reaches `phase` (or a final phase), or `timeoutMs` passes.
- * Returns the status; throws on timeout with the last phase seen.
+ * Waits until the brand is in `phase` through the workflow's `waitForPhase` update (no polling),
+ * for `timeoutMs`. Returns the status; throws when the brand ends in another final phase or time runs
+ * out. The fifth argument, once the poll interval, may name the wait (`waitId`): a restarted client
+ * waiting under the same id re-attaches to the same update.
  */
 export async function waitForBrandPhase(
   client: Client,
   reference: EntityRef,
   phase: BrandPhase,
   timeoutMs: number,
-  pollMs = 200,
+  opts?: number | WaitOptions,
 ): Promise<BrandStatus> {
-  const deadline = Date.now() + timeoutMs;
-  let last: BrandStatus | undefined;
-  for (;;) {
-    try {
-      last = await getBrandStatus(client, reference);
-      if (last.phase === phase) return last;
-      if (last.phase === 'deleted' || last.phase === 'cancelled')
-        throw new Error(
-          `brand ${refName(reference)} ended in phase ${last.phase} while waiting for ${phase}`,
-        );
-    } catch (error) {
-      if (error instanceof Error && error.message.startsWith(`brand ${refName(reference)} ended`))
-        throw error;
-    }
-    if (Date.now() >= deadline)
-      throw new Error(
-        `brand ${refName(reference)} did not reach phase ${phase} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
-      );
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
+  return waitForStatus<BrandStatus>(
+    client,
+    'brand',
+    reference,
+    [phase],
+    timeoutMs,
+    typeof opts === 'object' ? opts : {},
+  );
 }

@@ -28,11 +28,13 @@ import {
   shareWithUpdate,
 } from '../contracts/campaign-operations.js';
 import { CampaignContentSchema } from '../contracts/campaign-requests.js';
+import type { Subscriber } from '../contracts/notifications.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import { describeFieldErrors, fieldErrorsOf } from '../registry/field-errors.js';
 import { ReferenceIdSchema } from '../registry/schemas.js';
-import { type EntityRef, entityOrders, refName, type SteeringOptions } from './order-client.js';
+import { checkNotifyOption, subscribeAfterStart, type WaitOptions, waitForStatus } from './notifications.js';
+import { type EntityRef, entityOrders, type SteeringOptions } from './order-client.js';
 import {
   StrictAcknowledgeRequestSchema,
   StrictApproveFeeRequestSchema,
@@ -94,6 +96,8 @@ export interface StartCampaignOrderOptions {
   /** Workflow task queue (default `tcr-workflows`). */
   taskQueue?: string;
   workflowOptions?: CampaignWorkflowOptions;
+  /** Subscribe this order system to the campaign's notifications right after the start (id `order-notify`; src/orders/notifications.ts). */
+  notify?: Subscriber;
 }
 
 export type CampaignWorkflowHandle = WorkflowHandle<CampaignWorkflow>;
@@ -128,9 +132,8 @@ export async function startCampaignOrder(
   opts: StartCampaignOrderOptions = {},
 ): Promise<StartedCampaignOrder> {
   const parsed = parseCampaignOrder(order);
+  const notify = checkNotifyOption(opts.notify);
   const { handle, started } = await campaigns.start(client, {
-    account: parsed.account,
-    reference: parsed.reference,
     taskQueue: opts.taskQueue,
     input: {
       reference: parsed.reference,
@@ -147,6 +150,12 @@ export async function startCampaignOrder(
       { key: PhaseKey, value: 'awaiting-brand' },
     ],
   });
+  await subscribeAfterStart(
+    client,
+    'campaign',
+    { account: parsed.account, reference: parsed.reference },
+    notify,
+  );
   return { handle, order: parsed, started };
 }
 
@@ -226,42 +235,26 @@ export function confirmCampaignDca(
 }
 
 /**
- * Polls the status query until the campaign reaches one of `phases` (or a final phase), or
- * `timeoutMs` passes. Returns the status; throws on timeout with the last phase seen.
+ * Waits until the campaign is in one of `phases` through the workflow's `waitForPhase` update (no
+ * polling), for `timeoutMs`. Returns the status; throws when it ends in another final phase or time
+ * runs out. The fifth argument, once the poll interval, may name the wait (`waitId`): a restarted
+ * client waiting under the same id re-attaches to the same update.
  */
 export async function waitForCampaignPhase(
   client: Client,
   reference: EntityRef,
   phases: CampaignPhase | CampaignPhase[],
   timeoutMs: number,
-  pollMs = 100,
+  opts?: number | WaitOptions,
 ): Promise<CampaignStatus> {
-  const wanted = Array.isArray(phases) ? phases : [phases];
-  const deadline = Date.now() + timeoutMs;
-  let last: CampaignStatus | undefined;
-  for (;;) {
-    try {
-      // A query can stall while the workflow continues as new; do not let one stall the wait.
-      let timer: NodeJS.Timeout | undefined;
-      const stalled = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), Math.max(100, Math.min(2_000, deadline - Date.now())));
-      });
-      last = (await Promise.race([getCampaignStatus(client, reference), stalled])) ?? last;
-      clearTimeout(timer);
-    } catch {
-      // Not started yet, or between runs of a continue-as-new: try again.
-    }
-    if (last && wanted.includes(last.phase)) return last;
-    if (last && (last.phase === 'expired' || last.phase === 'cancelled') && !wanted.includes(last.phase))
-      throw new Error(
-        `campaign ${refName(reference)} ended in phase ${last.phase} while waiting for ${wanted.join(' | ')}`,
-      );
-    if (Date.now() >= deadline)
-      throw new Error(
-        `campaign ${refName(reference)} did not reach ${wanted.join(' | ')} within ${timeoutMs} ms (last: ${last?.phase ?? 'none'})`,
-      );
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
+  return waitForStatus<CampaignStatus>(
+    client,
+    'campaign',
+    reference,
+    Array.isArray(phases) ? phases : [phases],
+    timeoutMs,
+    typeof opts === 'object' ? opts : {},
+  );
 }
 
 export type { CampaignPhase, CampaignStatus, CampaignWorkflowOptions } from '../contracts/campaign.js';

@@ -32,8 +32,27 @@ import {
 import { type EntityKind, entityWorkflowId } from '../contracts/ids.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import { parseRequest } from './operator-requests.js';
+import { IdempotencyKeySchema } from './request-schemas.js';
 
 export { type EntityRef, refName, setOrderAccounts } from '../config/entity-lookup.js';
+
+/** Options of every steering call (brand and campaign updates, vet requests). */
+export interface SteeringOptions {
+  /**
+   * The caller's idempotency key (`IdempotencyKeySchema`), sent as the Temporal update id: the same
+   * key asked again (a retry after a timeout, a double click), in the workflow's run or a later one,
+   * is answered with the first call's outcome and nothing runs twice. Without one, the client makes a
+   * fresh id per call (its own retries of that call reuse it).
+   */
+  idempotencyKey?: string;
+}
+
+/** The update options of a steering call: its checked request, and the key as the update id. */
+export function steeringUpdateOptions<R>(what: string, request: R, opts: SteeringOptions = {}) {
+  if (opts.idempotencyKey === undefined) return { args: [request] as [R] };
+  const key = parseRequest(`${what} idempotency key`, IdempotencyKeySchema, opts.idempotencyKey);
+  return { args: [request] as [R], updateId: key };
+}
 
 export interface EntityWorkflow<Status> {
   /** The workflow's registered name, e.g. `brandWorkflow`. */
@@ -43,11 +62,10 @@ export interface EntityWorkflow<Status> {
 }
 
 export interface EntityStart<W extends Workflow> {
-  account: string;
-  reference: string;
   /** Workflow task queue (default `tcr-workflows`). */
   taskQueue?: string | undefined;
-  input: Parameters<W>[0];
+  /** The workflow's input: its account and reference name the workflow (`{kind}/{account}/{reference}`). */
+  input: Parameters<W>[0] & { account: string; reference: string };
   searchAttributes: SearchAttributePair[];
 }
 
@@ -78,6 +96,7 @@ export interface EntityOrders<W extends Workflow, Status> {
     what: string,
     schema: z.ZodType<Arg>,
     request: unknown,
+    opts?: SteeringOptions,
   ): Promise<Ret>;
 }
 
@@ -115,13 +134,14 @@ export function entityOrders<W extends Workflow, Status>(
     withHandle,
     status: (client, ref) => withHandle(client, ref, (h) => h.query(entity.statusQuery)),
     async start(client, start) {
-      rememberOrderAccount(client, start.account);
+      const { account, reference } = start.input;
+      rememberOrderAccount(client, account);
       // A workflow an earlier release opened for this account under the legacy id is the same order:
       // answered as before (not started again). One of another account is another order.
-      const legacy = await joinableLegacy(client, kind, start.account, start.reference);
+      const legacy = await joinableLegacy(client, kind, account, reference);
       if (legacy !== undefined) return { handle: client.workflow.getHandle<W>(legacy), started: false };
       const options = {
-        workflowId: entityWorkflowId(kind, start.account, start.reference),
+        workflowId: entityWorkflowId(kind, account, reference),
         taskQueue: start.taskQueue ?? WORKFLOW_TASK_QUEUE,
         args: [start.input],
         workflowIdConflictPolicy: 'USE_EXISTING',
@@ -133,15 +153,16 @@ export function entityOrders<W extends Workflow, Status>(
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError)
           return {
-            handle: handle(client, { account: start.account, reference: start.reference }),
+            handle: handle(client, { account, reference }),
             started: false,
           };
         throw error;
       }
     },
-    async update(client, ref, update, what, schema, request) {
+    async update(client, ref, update, what, schema, request, opts) {
       const valid = parseRequest(what, schema, request);
-      return withHandle(client, ref, (h) => h.executeUpdate(update, { args: [valid] }));
+      const options = steeringUpdateOptions(what, valid, opts);
+      return withHandle(client, ref, (h) => h.executeUpdate(update, options));
     },
   };
 }

@@ -41,8 +41,9 @@ it('encrypts what it hands to Temporal with the key file it is given, and logs n
     env: {
       TCR_WEBHOOK_URL: WEBHOOK_URL,
       TCR_WEBHOOK_SECRETS: SECRET,
-      TCR_INGRESS_ACCOUNTS: 'acme',
       TEMPORAL_ADDRESS: env.address,
+      // The secret's account (workflow ids carry it).
+      TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_LOG_LEVEL: 'debug',
       TCR_PAYLOAD_KEYS_FILE: keysFile,
     },
