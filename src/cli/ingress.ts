@@ -14,7 +14,9 @@ Options:
   --path PATH          webhook path                 (env TCR_INGRESS_PATH, default /webhooks/registry)
   --webhook-url URL    the exact URL registered with the registry, part of every signature
                                                     (env TCR_WEBHOOK_URL, required)
-  Secrets are read only from the environment: TCR_WEBHOOK_SECRETS (comma-separated, for rotation).
+  Secrets are read only from the environment: TCR_WEBHOOK_SECRETS (comma-separated, for rotation)
+  or TCR_WEBHOOK_SECRETS_FILE. Each belongs to one account (its file label, or the one account of
+  TCR_INGRESS_ACCOUNTS=name[=cspId],...): events reach only the verifying account's workflows.
   -h, --help           this text`;
 
 export async function runIngress(argv: string[]): Promise<number> {
