@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { EntityRef } from '../config/entity-lookup.js';
 import type { OperationOutcome } from '../contracts/operations.js';
+import type { SteeringOptions } from '../orders/order-client.js';
 import { StrictAcknowledgeRequestSchema as AcknowledgeRequestSchema } from '../orders/request-schemas.js';
 import { actionCommand, type EntityKind } from './action-command.js';
 import { connectionHelp, required } from './args.js';
@@ -15,7 +16,12 @@ export function acknowledgeCommand(
   kind: EntityKind,
   summary: string,
   what: string,
-  send: (client: Client, reference: EntityRef, key: string) => Promise<OperationOutcome>,
+  send: (
+    client: Client,
+    reference: EntityRef,
+    key: string,
+    opts: SteeringOptions,
+  ) => Promise<OperationOutcome>,
 ): CliCommand {
   const help = `tcr ${kind} acknowledge REF --key KEY: clear a needs-action entry that needs no registry call
 
@@ -34,7 +40,7 @@ ${connectionHelp}`;
     source: 'acknowledge',
     input: ({ values }) => ({ key: required(values.key, '--key', help) }),
     update: 'acknowledge',
-    send: (client, reference, { key }) => send(client, reference, key),
+    send: (client, reference, { key }, opts) => send(client, reference, key, opts),
     done: 'acknowledged',
   });
 }

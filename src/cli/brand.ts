@@ -172,7 +172,7 @@ export const brandCancel: CliCommand = actionCommand({
   source: 'cancel',
   input: ({ values }) => ({ reason: required(values.reason, '--reason', cancelHelp) }),
   update: 'cancel',
-  send: (client, reference, { reason }) => cancelBrand(client, reference, reason),
+  send: (client, reference, { reason }, opts) => cancelBrand(client, reference, reason, opts),
   done: 'cancelled',
 });
 

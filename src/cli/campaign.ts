@@ -113,7 +113,8 @@ export const campaignShare: CliCommand = actionCommand({
   source: 'share',
   input: ({ values }) => ({ upstreamCnpId: required(values.partner, '--partner', shareHelp) }),
   update: 'shareWith',
-  send: (client, reference, { upstreamCnpId }) => shareCampaignWith(client, reference, upstreamCnpId),
+  send: (client, reference, { upstreamCnpId }, opts) =>
+    shareCampaignWith(client, reference, upstreamCnpId, opts),
   done: 'shared',
 });
 
@@ -197,7 +198,7 @@ export const campaignCancel: CliCommand = actionCommand({
   source: 'cancel',
   input: ({ values }) => ({ reason: required(values.reason, '--reason', cancelHelp) }),
   update: 'cancel',
-  send: (client, reference, { reason }) => cancelCampaign(client, reference, reason),
+  send: (client, reference, { reason }, opts) => cancelCampaign(client, reference, reason, opts),
   done: 'cancelled',
 });
 

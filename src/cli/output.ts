@@ -18,7 +18,8 @@ export function printActionResult(
 
 /**
  * After an update: the operation's outcome (the workflow's one writer ran it, or refused it). Exit 0
- * when done; 1 when refused, failed on a registry fault, or cancelled, with the workflow's words.
+ * when done, or accepted (taken; the workflow retries the registry call that met a fault); 1 when
+ * refused, failed on a registry fault, or cancelled, with the workflow's words.
  */
 export function printOperationOutcome(
   ctx: CliContext,
@@ -32,12 +33,16 @@ export function printOperationOutcome(
     const ids = Object.entries(outcome.ids ?? {})
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-    const words = [`${action}: ${outcome.outcome}`, `phase ${outcome.phase}`, ids].filter(Boolean).join(', ');
+    const kind =
+      outcome.outcome === 'accepted'
+        ? 'accepted (taken; the workflow retries the registry call)'
+        : outcome.outcome;
+    const words = [`${action}: ${kind}`, `phase ${outcome.phase}`, ids].filter(Boolean).join(', ');
     ctx.io.out(oneLine(outcome.detail ? `${words}: ${outcome.detail}` : words));
     for (const e of outcome.registryErrors ?? [])
       ctx.io.out(`  ${oneLine(e.fields.join(', ') || '(registry)')}: ${oneLine(e.description)}`);
   }
-  return outcome.outcome === 'done' ? 0 : 1;
+  return outcome.outcome === 'done' || outcome.outcome === 'accepted' ? 0 : 1;
 }
 
 /** After a start: the workflow id and the initial status (if a worker answered the query in time). */

@@ -19,6 +19,12 @@ export type OperationOutcomeKind =
   /** A registry fault (401, 5xx, …) stopped it; the status shows needs-action. Safe to ask again. */
   | 'failed'
   /**
+   * Taken and recorded (e.g. the fee approved), but the registry call that carries it out met a fault
+   * (`detail` names it and any needs-action); the workflow retries that call by itself. Nothing to ask
+   * again: watch the status, and fix what its needs-action names (credentials, permissions).
+   */
+  | 'accepted'
+  /**
    * The entity was cancelled before the operation ran, or a Temporal cancellation interrupted it
    * (`detail` says so, and what became of the registry call it had in flight).
    */

@@ -20,6 +20,7 @@ import { type RegistryEvent, RegistryEventSchema } from '../registry/events.js';
 import { RecentSet } from './bounded.js';
 import type { IngressConfig } from './config.js';
 import { guardConnections } from './connection-guard.js';
+import { permanentHandoffCode } from './handoff-errors.js';
 import { registerInternalRoutes } from './internal-routes.js';
 import type { IngressMetrics, RejectReason } from './metrics.js';
 import { EventRouter, type RouteOutcome } from './router.js';
@@ -35,7 +36,7 @@ import { openAllowListWarning, SIGNATURE_FAILURE_FROM_ALLOWED } from './warnings
 
 /** What the webhook POST answers on 2xx. */
 export interface IngressAck {
-  outcome: 'signalled' | 'parked' | 'duplicate' | 'ignored' | 'invalid';
+  outcome: 'signalled' | 'parked' | 'duplicate' | 'ignored' | 'invalid' | 'dead_letter';
   deliveryId: string;
   workflowId?: string;
 }
@@ -350,6 +351,8 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     try {
       outcome = await handOff(delivery, account, deliveryKey);
     } catch (error) {
+      const permanent = permanentHandoffCode(error);
+      if (permanent !== undefined) return deadLetter(reply, permanent, deliveryId, deliveryKey, logFields);
       metrics.handoffFailed();
       trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', 'handoff_failed');
       logger.error(
@@ -382,6 +385,35 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     logger.info(
       { ...logFields, outcome: outcome.action, workflowId: ack.workflowId, ms: Math.round(seconds * 1000) },
       'webhook handed off',
+    );
+    return reply;
+  }
+
+  /**
+   * A delivery Temporal refused for what it is (permanentHandoffCode): retrying can only fail again
+   * while the account's queue waits behind it, so it is acknowledged, counted and logged as a dead
+   * letter: its type and ids (cut to 100 characters), never its free text (docs/ingress.md).
+   */
+  function deadLetter(
+    reply: FastifyReply,
+    code: string,
+    deliveryId: string,
+    deliveryKey: string,
+    fields: Record<string, string | undefined>,
+  ) {
+    metrics.handoffDeadLetter(code);
+    recent.add(deliveryKey);
+    trace.getActiveSpan()?.setAttribute('tcr.ingress.outcome', 'dead_letter');
+    reply.code(200).send({ outcome: 'dead_letter', deliveryId } satisfies IngressAck);
+    const cut = Object.fromEntries(
+      Object.entries(fields).map(([k, v]) => [
+        k,
+        v !== undefined && v.length > 100 ? `${v.slice(0, 100)}…` : v,
+      ]),
+    );
+    logger.error(
+      { ...cut, outcome: 'dead_letter', code },
+      'Temporal refused the delivery permanently; acknowledged so the registry stops retrying it (dead letter)',
     );
     return reply;
   }

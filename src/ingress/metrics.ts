@@ -16,7 +16,7 @@ export type RejectReason =
   | 'csp_mismatch';
 
 /** Why a connection was closed on accept. */
-export type ConnectionDropReason = 'max_connections' | 'max_per_address';
+export type ConnectionDropReason = 'max_connections' | 'max_per_address' | 'forbidden_source';
 
 export type RouteVia = 'reference' | 'registry_id';
 export type TargetKind = 'brand' | 'campaign';
@@ -32,6 +32,10 @@ export interface IngressMetricsSnapshot {
   duplicates: number;
   ignored: number;
   handoffFailures: number;
+  /** Permanent hand-off errors acknowledged as dead letters, by gRPC status name. */
+  deadLetters: Record<string, number>;
+  /** Requests answered 429 by the per-source rate limit. */
+  rateLimited: number;
   handoffCount: number;
   handoffSumSeconds: number;
   connectionsOpen: number;
@@ -47,6 +51,8 @@ export class IngressMetrics {
   private duplicates = 0;
   private ignored = 0;
   private handoffFailures = 0;
+  private readonly deadLetters = new Map<string, number>();
+  private rateLimited = 0;
   private readonly rejected = new Map<string, number>();
   private readonly routed = new Map<string, number>();
   private readonly parked = new Map<string, number>();
@@ -105,6 +111,14 @@ export class IngressMetrics {
   handoffFailed(): void {
     this.handoffFailures++;
   }
+  /** A delivery Temporal refused permanently: acknowledged and recorded (docs/ingress.md). */
+  handoffDeadLetter(code: string): void {
+    bump(this.deadLetters, code);
+  }
+  /** A request refused by the per-source rate limit (429). */
+  requestRateLimited(): void {
+    this.rateLimited++;
+  }
   handoffLatency(seconds: number): void {
     this.handoffCount++;
     this.handoffSum += seconds;
@@ -123,6 +137,8 @@ export class IngressMetrics {
       duplicates: this.duplicates,
       ignored: this.ignored,
       handoffFailures: this.handoffFailures,
+      deadLetters: Object.fromEntries(this.deadLetters),
+      rateLimited: this.rateLimited,
       handoffCount: this.handoffCount,
       handoffSumSeconds: this.handoffSum,
       connectionsOpen: this.connectionsOpen,
@@ -176,6 +192,14 @@ export class IngressMetrics {
       'Hand-offs to Temporal that failed (connection closed or 503, per TCR_INGRESS_HANDOFF_FAILURE).',
       [['', this.handoffFailures]],
     );
+    counter(
+      'tcr_ingress_handoff_dead_letters_total',
+      'Deliveries Temporal refused permanently (by gRPC status): acknowledged 2xx and logged as dead letters, not retried.',
+      labelled(this.deadLetters, (code) => `{code="${code}"}`),
+    );
+    counter('tcr_ingress_rate_limited_total', 'Requests answered 429 by the per-source rate limit.', [
+      ['', this.rateLimited],
+    ]);
     counter(
       'tcr_ingress_signature_failures_from_allowed_total',
       'Bad signatures from allow-listed addresses: TCR_WEBHOOK_URL or the secrets differ from what is registered.',

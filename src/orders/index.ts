@@ -6,4 +6,4 @@ export type { OperationOutcome } from '../contracts/operations.js';
 export * from './brand-client.js';
 export * from './brand-order.js';
 export * from './operator-requests.js';
-export { type EntityRef, refName, setOrderAccounts } from './order-client.js';
+export { type EntityRef, refName, type SteeringOptions, setOrderAccounts } from './order-client.js';

@@ -25,6 +25,8 @@ export const PATCHES = {
   vetOnce: 'vet-once',
   /** Parked events claimed under the account's ids (`parked/{account}/...`), as the ingress parks them (issue 35). */
   accountIds: 'account-ids',
+  /** Every operator update once per update id (remembered across runs); identical billed ones in progress answered once (issue 34). */
+  updateOnce: 'update-once',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

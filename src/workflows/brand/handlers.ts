@@ -3,13 +3,7 @@
  * registry-event and vet-progress signals. Handlers validate and enqueue (or record a hint and wake
  * the loop); the loop runs the operation and the update awaits its outcome.
  */
-import {
-  condition,
-  currentUpdateInfo,
-  getExternalWorkflowHandle,
-  patched,
-  setHandler,
-} from '@temporalio/workflow';
+import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { type BrandPhase, type BrandStatus, brandStatusQuery } from '../../contracts/brand.js';
 import {
   acknowledgeBrandUpdate,
@@ -30,6 +24,7 @@ import {
 import type { OperationOutcome } from '../entity/operations.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
 import { setRegistryChangedHandler } from '../entity/registry-changed.js';
+import { requestIdentity, UPDATE_REQUESTS_KEPT, updateOnce } from '../entity/update-once.js';
 import { PATCHES } from '../patches.js';
 import {
   checkAcknowledgeRequest,
@@ -43,7 +38,7 @@ import { politicalAccessRefusal } from '../vet/derive.js';
 import type { BrandContext } from './context.js';
 import { brandWaitKeys, eventConcernsVet, hasPoliticalAccessByTaxStatus, vetAction } from './derive.js';
 import { type BrandOperation, brandPhases } from './phases.js';
-import { VET_REQUESTS_KEPT, type VetRequestRecord } from './state.js';
+import { VET_REQUESTS_KEPT } from './state.js';
 
 const WATCHERS_LIMIT = 1_000;
 
@@ -54,41 +49,54 @@ export function setBrandHandlers(ctx: BrandContext) {
     (await queue.awaitOutcome(
       queue.enqueue(kind, request, { first: kind === 'cancel' }),
     )) as OperationOutcome<BrandPhase>;
-  /** Vet requests this run submitted (a record carried without its outcome is not waited on). */
-  const submittedThisRun = new Set<VetRequestRecord>();
+  type Outcome = OperationOutcome<BrandPhase>;
   /**
    * A billed vet request, once per update id (the caller's idempotency key): an id seen before, in this
    * run or an earlier one, is answered with the first outcome, nothing run again. An identical request
    * under another id is answered by the operation itself ("already in progress", ./operations.ts).
    */
-  const vetOnce = async (kind: 'orderVet' | 'importVet', request: unknown) => {
-    const key = currentUpdateInfo()?.id;
-    if (key === undefined || !patched(PATCHES.vetOnce)) return submit(kind, request);
-    state.vetRequests ??= [];
-    const records = state.vetRequests;
-    const seen = records.find((r) => r.key === key && (r.outcome !== undefined || submittedThisRun.has(r)));
-    if (seen) {
-      await condition(() => seen.outcome !== undefined);
-      return seen.outcome!;
-    }
-    const record: VetRequestRecord = { key };
-    records.push(record);
-    while (records.length > VET_REQUESTS_KEPT) records.shift();
-    submittedThisRun.add(record);
-    record.outcome = await submit(kind, request);
-    return record.outcome;
+  const vets = updateOnce<Outcome>(
+    (create) => {
+      if (create) state.vetRequests ??= [];
+      return state.vetRequests;
+    },
+    PATCHES.vetOnce,
+    VET_REQUESTS_KEPT,
+  );
+  const vetOnce = (kind: 'orderVet' | 'importVet', request: unknown) => vets.run(() => submit(kind, request));
+  /**
+   * Every other operator update, once per update id (../entity/update-once.ts). correctBrand, revet,
+   * appeal and cancel asked again while an identical one is queued or in flight are answered with its
+   * outcome (revet and appeal may be billed; a second identical correction or cancel changes nothing).
+   */
+  const updates = updateOnce<Outcome>(
+    (create) => {
+      if (create) state.updateRequests ??= [];
+      return state.updateRequests;
+    },
+    PATCHES.updateOnce,
+    UPDATE_REQUESTS_KEPT,
+  );
+  /** The identity identical requests share: any revet or cancel is the same; others by their content. */
+  const sameAs = (kind: BrandOperation, request: unknown): string | undefined =>
+    kind === 'acknowledge'
+      ? undefined
+      : requestIdentity(kind, kind === 'revet' || kind === 'cancel' ? undefined : request);
+  const once = (kind: BrandOperation, request: unknown) =>
+    updates.run(() => submit(kind, request), sameAs(kind, request));
+  /** Let through: an update id answered before, or a request identical to one in progress. */
+  const repeated = (kind: BrandOperation, request: unknown): boolean => {
+    const same = sameAs(kind, request);
+    return updates.answeredBefore() || (same !== undefined && updates.inProgress(same));
   };
-  /** The update id was answered before: its outcome is given again, whatever the brand's phase now. */
-  const answeredBefore = (): boolean => {
-    const key = currentUpdateInfo()?.id;
-    return key !== undefined && (state.vetRequests ?? []).some((r) => r.key === key && r.outcome);
-  };
+  const answeredBefore = () => vets.answeredBefore();
   const allowed = (kind: BrandOperation) => refuseUnlessAllowed(brandPhases, status.phase, kind);
 
   setHandler(brandStatusQuery, (): BrandStatus => ({ ...status, pendingOperations: queue.pendingKinds() }));
 
-  setHandler(correctBrandUpdate, (request) => submit('correctBrand', request), {
+  setHandler(correctBrandUpdate, (request) => once('correctBrand', request), {
     validator: (request) => {
+      if (repeated('correctBrand', request)) return;
       allowed('correctBrand');
       // The request's own checks first: they name unknown keys, boundedly, and cap every list.
       const parsed = checkCorrectBrandRequest(request);
@@ -115,16 +123,18 @@ export function setBrandHandlers(ctx: BrandContext) {
     },
   });
 
-  setHandler(revetUpdate, () => submit('revet', undefined), {
+  setHandler(revetUpdate, () => once('revet', undefined), {
     validator: () => {
+      if (repeated('revet', undefined)) return;
       allowed('revet');
       if (status.identityStatus !== 'UNVERIFIED')
         throw new Error(`revet applies to UNVERIFIED brands; this brand is ${status.identityStatus}`);
     },
   });
 
-  setHandler(appealUpdate, (request) => submit('appeal', request), {
+  setHandler(appealUpdate, (request) => once('appeal', request), {
     validator: (request) => {
+      if (repeated('appeal', request)) return;
       allowed('appeal');
       checkAppealRequest(request);
     },
@@ -160,16 +170,18 @@ export function setBrandHandlers(ctx: BrandContext) {
     },
   });
 
-  setHandler(cancelUpdate, (request) => submit('cancel', request), {
+  setHandler(cancelUpdate, (request) => once('cancel', request), {
     validator: (request) => {
+      if (repeated('cancel', request)) return;
       allowed('cancel');
       checkCancelRequest(request);
       if (queue.pendingKinds().includes('cancel')) throw new Error('a cancel is already queued');
     },
   });
 
-  setHandler(acknowledgeBrandUpdate, (request) => submit('acknowledge', request), {
+  setHandler(acknowledgeBrandUpdate, (request) => once('acknowledge', request), {
     validator: (request) => {
+      if (repeated('acknowledge', request)) return;
       allowed('acknowledge');
       const { key } = checkAcknowledgeRequest(request);
       if (!books.hasAction(key)) throw new Error(`key: no needs-action entry ${key}`);

@@ -15,6 +15,7 @@ import {
   type OperationQueueState,
 } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
+import type { UpdateRecord } from '../entity/update-once.js';
 
 /**
  * What one run of the workflow is started with: the contract's input (src/contracts/brand.ts), plus,
@@ -55,6 +56,11 @@ export interface BrandState {
    * answered with it. Bounded (`VET_REQUESTS_KEPT`, oldest first out); carried across continue-as-new.
    */
   vetRequests?: VetRequestRecord[];
+  /**
+   * Every other operator update by update id, with the outcome its first caller got (patch
+   * `update-once`, ../entity/update-once.ts): bounded, carried across continue-as-new.
+   */
+  updateRequests?: UpdateRecord<BrandPhase>[];
   /** Delivery ids of webhook events already handled, with when (bounded in count and time). */
   deliveries: CarriedDelivery[];
   /** An appeal was filed and no identity decision has been seen since. */

@@ -17,6 +17,8 @@ import {
 import { brandReadySignal, registryEventSignal } from '../../contracts/signals.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
 import { setRegistryChangedHandler } from '../entity/registry-changed.js';
+import { requestIdentity, UPDATE_REQUESTS_KEPT, updateOnce } from '../entity/update-once.js';
+import { PATCHES } from '../patches.js';
 import {
   checkAcknowledgeRequest,
   checkApproveFeeRequest,
@@ -45,6 +47,32 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     (await queue.awaitOutcome(
       queue.enqueue(kind, request, { first: kind === 'cancel' }),
     )) as CampaignOperationOutcome;
+  /**
+   * Every operator update once per update id (../entity/update-once.ts). approveFee and cancel asked
+   * again while one is queued or in flight, resubmit and shareWith while an identical one is, are
+   * answered with its outcome: one billed creation, no duplicate write.
+   */
+  const updates = updateOnce<CampaignOperationOutcome>(
+    (create) => {
+      if (create) state.updateRequests ??= [];
+      return state.updateRequests;
+    },
+    PATCHES.updateOnce,
+    UPDATE_REQUESTS_KEPT,
+  );
+  const sameAs = (kind: CampaignOperation, request: unknown): string | undefined =>
+    kind === 'approveFee' || kind === 'cancel'
+      ? requestIdentity(kind, undefined)
+      : kind === 'resubmit' || kind === 'shareWith'
+        ? requestIdentity(kind, request)
+        : undefined;
+  const once = (kind: CampaignOperation, request: unknown) =>
+    updates.run(() => submit(kind, request), sameAs(kind, request));
+  /** Let through: an update id answered before, or a request identical to one in progress. */
+  const repeated = (kind: CampaignOperation, request: unknown): boolean => {
+    const same = sameAs(kind, request);
+    return updates.answeredBefore() || (same !== undefined && updates.inProgress(same));
+  };
   const allowed = (kind: CampaignOperation) => {
     if (status.phase === 'share-pending' && kind !== 'acknowledge') throw new Error(pendingShareRefusal());
     refuseUnlessAllowed(table, status.phase, kind);
@@ -134,8 +162,9 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
   // The brand's workflow tells us when the brand reaches ready (a hint; the readiness read decides).
   setHandler(brandReadySignal, () => wakeup.bump('workflow'));
 
-  setHandler(approveFeeUpdate, (request) => submit('approveFee', request), {
+  setHandler(approveFeeUpdate, (request) => once('approveFee', request), {
     validator: (request) => {
+      if (repeated('approveFee', request)) return;
       allowed('approveFee');
       const parsed = checkApproveFeeRequest(request);
       const max = parsed.maxMonthlyFee;
@@ -147,8 +176,9 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     },
   });
 
-  setHandler(resubmitUpdate, (request) => submit('resubmit', request), {
+  setHandler(resubmitUpdate, (request) => once('resubmit', request), {
     validator: (request) => {
+      if (repeated('resubmit', request)) return;
       allowed('resubmit');
       checkResubmitRequest(request);
       if (status.created && status.phase !== 'share-declined' && !books.hasAction('share'))
@@ -158,8 +188,9 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     },
   });
 
-  setHandler(shareWithUpdate, (request) => submit('shareWith', request), {
+  setHandler(shareWithUpdate, (request) => once('shareWith', request), {
     validator: (request) => {
+      if (repeated('shareWith', request)) return;
       allowed('shareWith');
       const parsed = checkShareWithRequest(request);
       if (status.phase !== 'share-declined' && !books.hasAction('share') && !books.hasAction('partner'))
@@ -173,16 +204,18 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     },
   });
 
-  setHandler(cancelCampaignUpdate, (request) => submit('cancel', request), {
+  setHandler(cancelCampaignUpdate, (request) => once('cancel', request), {
     validator: (request) => {
+      if (repeated('cancel', request)) return;
       allowed('cancel');
       checkCampaignCancelRequest(request);
       if (cancelPending()) throw new Error('a cancel is already queued');
     },
   });
 
-  setHandler(confirmDcaCompleteUpdate, (request) => submit('confirmDcaComplete', request), {
+  setHandler(confirmDcaCompleteUpdate, (request) => once('confirmDcaComplete', request), {
     validator: (request) => {
+      if (repeated('confirmDcaComplete', request)) return;
       checkConfirmDcaCompleteRequest(request);
       if (final())
         throw new Error(`the workflow is ${status.phase} (final): confirmDcaComplete is not possible`);
@@ -192,8 +225,9 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
     },
   });
 
-  setHandler(acknowledgeUpdate, (request) => submit('acknowledge', request), {
+  setHandler(acknowledgeUpdate, (request) => once('acknowledge', request), {
     validator: (request) => {
+      if (repeated('acknowledge', request)) return;
       if (final()) throw new Error(`the workflow is ${status.phase} (final): acknowledge is not possible`);
       const { key } = checkAcknowledgeRequest(request);
       if (!books.hasAction(key)) throw new Error(`key: no needs-action entry ${key}`);

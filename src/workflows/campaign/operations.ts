@@ -16,7 +16,7 @@ import type {
 import type { CampaignUpdate } from '../../registry/schemas.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { OperationResult } from '../entity/loop.js';
-import { acceptedRequest, type QueuedOperation } from '../entity/operations.js';
+import { acceptedAfterFault, acceptedRequest, type QueuedOperation } from '../entity/operations.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
@@ -49,8 +49,7 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
       };
     if (guarded.faulted && state.faults.last)
       return {
-        ...failedBy(state.faults.last.failure),
-        outcome: 'failed',
+        ...acceptedAfterFault('the changed order is recorded', state.faults.last.failure),
         ...(campaignIds ? { ids: campaignIds } : {}),
       };
     return { outcome: 'done', ...(campaignIds ? { ids: campaignIds } : {}) };
@@ -137,7 +136,8 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
         setPhase('creating', 'operator');
         const call = await create('operator');
         if (call.ok) return { outcome: 'done', ids: { campaignId: call.value.campaignId } };
-        return failedBy(call.failure);
+        if (requestRefusalClasses.includes(call.failure.class)) return failedBy(call.failure);
+        return acceptedAfterFault('the fee approval is recorded', call.failure);
       }
       case 'resubmit': {
         const { changes } = acceptedRequest<ResubmitRequest>(op);

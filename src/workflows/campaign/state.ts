@@ -4,13 +4,19 @@
  * continue-as-new; a test checks that it survives one.
  */
 
-import type { CampaignContent, CampaignStatus, CampaignWorkflowInput } from '../../contracts/campaign.js';
+import type {
+  CampaignContent,
+  CampaignPhase,
+  CampaignStatus,
+  CampaignWorkflowInput,
+} from '../../contracts/campaign.js';
 import type { CampaignSnapshot, MnoMetadataRecord } from '../../contracts/campaign-activity-types.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
+import type { UpdateRecord } from '../entity/update-once.js';
 
 /**
  * What one run of the workflow is started with: the contract's input (src/contracts/campaign.ts), plus,
@@ -57,6 +63,11 @@ export interface CampaignState {
    * a new one. Absent in runs before it (read as empty).
    */
   raisedBy?: Record<string, string[]>;
+  /**
+   * Operator updates by update id, with the outcome its first caller got (patch `update-once`,
+   * ../entity/update-once.ts): bounded, carried across continue-as-new.
+   */
+  updateRequests?: UpdateRecord<CampaignPhase>[];
   /**
    * This workflow decides on what the spec documents (patch `campaign-spec-lifecycle`): set by the
    * loop once the patch is on, read by the message handlers (which never call `patched`).

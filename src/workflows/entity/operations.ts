@@ -14,6 +14,8 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { OperationOutcome, OperationOutcomeKind } from '../../contracts/operations.js';
 import type { AuditCause } from './audit.js';
+import { REGISTRY_ERROR_KEY } from './registry-call.js';
+import type { RegistryFailure } from './registry-failure.js';
 import type { Wakeup } from './wait.js';
 
 /** What an update returns: the contract of src/contracts/operations.ts. */
@@ -106,4 +108,20 @@ export class OperationQueue<K extends string = string> {
  */
 export function acceptedRequest<T>(op: QueuedOperation): T {
   return op.request as T;
+}
+
+/**
+ * The answer of an operation whose intent the workflow recorded and carries out by itself (the fee
+ * approved, the changed order to check again) when the registry call doing it met a fault: `accepted`,
+ * never `failed` (nothing to ask again). `taken`: what was recorded.
+ */
+export function acceptedAfterFault(
+  taken: string,
+  failure: RegistryFailure,
+): Pick<OperationOutcome, 'outcome' | 'detail' | 'registryErrors'> {
+  return {
+    outcome: 'accepted',
+    detail: `${taken}; the registry call met a fault (${failure.class}: ${failure.message}) and the workflow retries it by itself (needs-action ${REGISTRY_ERROR_KEY} while it lasts: fix what it names if it does not clear)`,
+    ...(failure.errors.length > 0 ? { registryErrors: failure.errors } : {}),
+  };
 }
