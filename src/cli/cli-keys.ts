@@ -14,7 +14,7 @@
  *    TCR_PAYLOAD_KEYS_FILE and the local stack's key file. Payloads that are not encrypted are read
  *    as they are, and a query without arguments sends none.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { isEncrypted, payloadKeyId } from '../codec/encryption-codec.js';
@@ -72,14 +72,8 @@ export function cliPayloadKeys(env: Env, address: string): CliKeys {
   const stackAddress = localStackAddress(dataDir);
   if (stackAddress === undefined || normalAddress(stackAddress) !== normalAddress(address))
     return { keyring: undefined, source: 'none' };
-  const mode = statSync(file).mode & 0o777;
-  if ((mode & 0o077) !== 0)
-    throw new CliError(
-      `${file}: the local stack's payload key file is readable or writable by group or others (mode ${mode.toString(8).padStart(4, '0')}); it holds secrets: run chmod 600 ${file}`,
-      ExitCode.usage,
-    );
   try {
-    return { keyring: readKeyFile(file), source: file };
+    return { keyring: readKeyFile(file, "the local stack's payload key file"), source: file };
   } catch (error) {
     throw new CliError(messageOf(error), ExitCode.usage);
   }

@@ -3,7 +3,8 @@
  * production) or the key file's document in TCR_PAYLOAD_KEYS. Never from the image or the repository.
  * Writes are atomic (a temporary file renamed over the old one) and leave the file 0600.
  */
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { secretFileProblem, writeSecretFile } from '../common/secret-file.js';
 import { Keyring, KeyringError } from './keyring.js';
 
 export const KEYS_FILE_VARIABLE = 'TCR_PAYLOAD_KEYS_FILE';
@@ -11,7 +12,13 @@ export const KEYS_VARIABLE = 'TCR_PAYLOAD_KEYS';
 
 export type Env = Record<string, string | undefined>;
 
-export function readKeyFile(path: string): Keyring {
+/**
+ * The ring in `path`, refused unless only its owner can read it (mode 0600 or stricter); `label` names
+ * the file in errors (default the variable TCR_PAYLOAD_KEYS_FILE).
+ */
+export function readKeyFile(path: string, label: string = KEYS_FILE_VARIABLE): Keyring {
+  const access = secretFileProblem(label, path);
+  if (access) throw new KeyringError(access);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -22,21 +29,17 @@ export function readKeyFile(path: string): Keyring {
   return Keyring.parse(text, `payload key file ${path}`);
 }
 
-/** Writes the ring to `path` (0600), replacing any file there in one rename. */
+/**
+ * Writes the ring to `path` (0600), replacing any file there in one rename, through an exclusively
+ * created temporary file of a random name.
+ */
 export function writeKeyFile(path: string, keyring: Keyring): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(keyring.toFile(), null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writeSecretFile(path, `${JSON.stringify(keyring.toFile(), null, 2)}\n`);
 }
 
 /** The ring in `path`; a new file with one fresh key when there is none (the local stack's own key). */
 export function ensureKeyFile(path: string): Keyring {
-  if (existsSync(path)) {
-    const mode = statSync(path).mode & 0o777;
-    if ((mode & 0o077) !== 0) chmodSync(path, 0o600);
-    return readKeyFile(path);
-  }
+  if (existsSync(path)) return readKeyFile(path);
   const keyring = Keyring.generate();
   writeKeyFile(path, keyring);
   return keyring;

@@ -9,9 +9,10 @@
  * environment is `local`), credentials present. A problem names the account, the field and the fix,
  * never a value; the process refuses to start instead of failing at the first registry call.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { messageOf } from '../common/error-message.js';
+import { secretFileProblem } from '../common/secret-file.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import { MAX_WRITE_LIMIT } from '../contracts/write-budget.js';
 import type { RegistryClientOptions } from '../registry/client.js';
@@ -95,21 +96,7 @@ function issuesOf(variable: string, error: z.ZodError, raw: unknown): string[] {
   });
 }
 
-/**
- * A secret file must be readable by its owner only: refuse it when group or others have any access
- * (`chmod 600` fixes it). Returns a problem, or undefined.
- */
-export function secretFileProblem(variable: string, path: string): string | undefined {
-  let mode: number;
-  try {
-    mode = statSync(path).mode;
-  } catch (error) {
-    return `${variable} (${path}): cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
-  }
-  if ((mode & 0o077) !== 0)
-    return `${variable} (${path}): the file is readable or writable by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); it holds secrets: run chmod 600 ${path}`;
-  return undefined;
-}
+export { secretFileProblem };
 
 function readRawAccounts(env: Env, problems: string[]): { raw: unknown; variable: string } | undefined {
   if (env.TCR_ACCOUNTS) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -115,6 +115,32 @@ describe('the keyring and key files', () => {
     expect(ensureKeyFile(file).current.key.equals(first.current.key)).toBe(true);
   });
 
+  it('refuses a key file that group or others can read (0644), naming the variable and the fix', () => {
+    const file = join(dir, 'open-keys.json');
+    writeFileSync(file, JSON.stringify(Keyring.generate('kopen').toFile()), { mode: 0o600 });
+    chmodSync(file, 0o644);
+    expect(() => readKeyFile(file)).toThrow(
+      /TCR_PAYLOAD_KEYS_FILE \(.*open-keys\.json\): .*mode 0644.*chmod 600/,
+    );
+    expect(() => keyringFromEnv({ TCR_PAYLOAD_KEYS_FILE: file })).toThrow(/mode 0644/);
+    // Nor does the local stack's own file get quietly fixed: it is refused too.
+    expect(() => ensureKeyFile(file)).toThrow(/mode 0644/);
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    chmodSync(file, 0o400);
+    expect(readKeyFile(file).currentId).toBe('kopen');
+  });
+
+  it('writes through an exclusive temporary file of a random name (a planted temp name is not followed)', () => {
+    const sub = mkdtempSync(join(dir, 'write-'));
+    const file = join(sub, 'keys.json');
+    // The old writer's predictable name, planted (a symlink or a file an attacker can read).
+    writeFileSync(`${file}.${process.pid}.tmp`, 'planted', { mode: 0o644 });
+    writeKeyFile(file, Keyring.generate('kw'));
+    expect(readFileSync(`${file}.${process.pid}.tmp`, 'utf8')).toBe('planted');
+    expect(readKeyFile(file).currentId).toBe('kw');
+    expect(readdirSync(sub).sort()).toEqual(['keys.json', `keys.json.${process.pid}.tmp`]);
+  });
+
   it('names the field of a bad key file, without repeating any key', () => {
     const bad = (doc: unknown) => () => Keyring.parse(JSON.stringify(doc), 'keys.json');
     const key = Buffer.alloc(32, 7).toString('base64');
@@ -143,12 +169,12 @@ describe('the keyring and key files', () => {
       KeyringError,
     );
     expect(() => keyringFromEnv({ TCR_PAYLOAD_KEYS_FILE: join(dir, 'missing.json') })).toThrow(
-      /cannot read it \(ENOENT\)/,
+      /TCR_PAYLOAD_KEYS_FILE \(.*\): cannot read the file \(ENOENT\)/,
     );
     expect(keyringFromEnv({})).toBeUndefined();
     expect(encryptsPayloads(dataConverter({ env: { TCR_PAYLOAD_KEYS_FILE: file } }))).toBe(true);
     expect(encryptsPayloads(dataConverter({ env: {} }))).toBe(false);
-    writeFileSync(join(dir, 'garbage.json'), 'not json');
+    writeFileSync(join(dir, 'garbage.json'), 'not json', { mode: 0o600 });
     expect(() => dataConverter({ env: { TCR_PAYLOAD_KEYS_FILE: join(dir, 'garbage.json') } })).toThrow(
       /not JSON/,
     );
