@@ -17,7 +17,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { RegistryEventDelivery } from '../contracts/signals.js';
 import { type RegistryEvent, RegistryEventSchema } from '../registry/events.js';
-import { RecentSet } from './bounded.js';
+import { RecentSet, TokenBuckets } from './bounded.js';
 import type { IngressConfig } from './config.js';
 import { guardConnections } from './connection-guard.js';
 import { permanentHandoffCode } from './handoff-errors.js';
@@ -31,7 +31,7 @@ import {
   SIGNATURE_HEADER,
   verifyingAccount,
 } from './signature.js';
-import { SourceAddressPolicy } from './source-addresses.js';
+import { SourceAddressPolicy, sourceKey } from './source-addresses.js';
 import { openAllowListWarning, SIGNATURE_FAILURE_FROM_ALLOWED } from './warnings.js';
 
 /** What the webhook POST answers on 2xx. */
@@ -126,6 +126,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
     options.now,
   );
   const inFlight = new Map<string, Promise<RouteOutcome>>();
+  const rateLimit = new TokenBuckets<string>(config.rateLimit, config.rateBurst);
 
   let closing = false;
   /**
@@ -245,6 +246,12 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
       );
       if (!policy.allowed(clientAddress))
         return reject(request, reply, 403, 'forbidden_source', clientAddress);
+      // Per source (IPv6 per /64); a verified delivery gives its token back (handleWebhook), so the
+      // limit binds only sources whose requests cost a parse and an HMAC for nothing.
+      if (!rateLimit.take(sourceKey(clientAddress))) {
+        metrics.requestRateLimited();
+        return reply.code(429).header('retry-after', '1').send({ error: 'rate_limited' });
+      }
       const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (mediaType !== 'application/json') {
         return reject(request, reply, 415, 'unsupported_media_type', clientAddress);
@@ -293,6 +300,7 @@ export function buildIngressApp(options: IngressAppOptions): IngressApp {
       return reject(request, reply, 401, 'signature_invalid', from);
     }
     metrics.eventVerified();
+    rateLimit.give(sourceKey(clientAddress()));
     const deliveryId = deliveryIdOf(canonical);
     // Deliveries are remembered per account: the same body verified for another account is its own.
     const deliveryKey = `${account}\u0000${deliveryId}`;

@@ -65,3 +65,39 @@ export class RecentSet<T> {
     return this.map.size;
   }
 }
+
+/**
+ * One token bucket per key (a source address): `burst` tokens, refilled at `ratePerSecond`. At most
+ * `capacity` buckets are kept, least recently used dropped first (a dropped source starts full again,
+ * which bounds memory, not what one source can send at once).
+ */
+export class TokenBuckets<K> {
+  private readonly buckets: LruMap<K, { tokens: number; at: number }>;
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly burst: number,
+    capacity = 10_000,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.buckets = new LruMap(capacity);
+  }
+
+  /** Takes a token for `key`; false when its bucket is empty. */
+  take(key: K): boolean {
+    const now = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.ratePerSecond);
+    bucket.at = now;
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    this.buckets.set(key, bucket);
+    return allowed;
+  }
+
+  /** Gives back the token a request took (it turned out to be one the limit is not for). */
+  give(key: K): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+}

@@ -53,6 +53,12 @@ export interface IngressConfig {
   maxConnections: number;
   /** Open connections from one source address (trusted proxies exempt); more are dropped on accept. */
   maxConnectionsPerAddress: number;
+  /** Requests per second one source may make (token bucket; verified deliveries give theirs back). */
+  rateLimit: number;
+  /** The bucket's size: requests one source may make at once. */
+  rateBurst: number;
+  /** TCR_INGRESS_ALLOW_ANY=1: listening beyond loopback without an allow-list was asked for. */
+  allowAny: boolean;
   /**
    * Where /healthz, /readyz and /metrics are served: a separate listener (default 127.0.0.1:8471),
    * `public` (on the webhook listener, for local use) or `off`.
@@ -185,6 +191,9 @@ const EnvSchema = z.object({
   TCR_INGRESS_MAX_REQUESTS_PER_SOCKET: positiveInt(1_000),
   TCR_INGRESS_MAX_CONNECTIONS: positiveInt(1_024),
   TCR_INGRESS_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
+  TCR_INGRESS_RATE_LIMIT: positiveInt(20),
+  TCR_INGRESS_RATE_BURST: positiveInt(100),
+  TCR_INGRESS_ALLOW_ANY: z.enum(['', '0', '1'], { error: 'must be 1 (or empty / 0)' }).optional(),
   TCR_INGRESS_INTERNAL_LISTEN: internalListen,
   TCR_INGRESS_HANDOFF_FAILURE: z.enum(['close', '503']).default('close'),
   TCR_PARKED_EVENTS_TASK_QUEUE: z.string().min(1).default(DEFAULT_PARKED_TASK_QUEUE),
@@ -271,6 +280,16 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
       message: `must be longer than TCR_INGRESS_HANDOFF_TIMEOUT_MS (${e.TCR_INGRESS_HANDOFF_TIMEOUT_MS}), or a connection waiting for its hand-off is closed`,
     });
   }
+  if (
+    e.TCR_INGRESS_ALLOW.length === 0 &&
+    !isLoopbackHost(e.TCR_INGRESS_HOST) &&
+    e.TCR_INGRESS_ALLOW_ANY !== '1'
+  ) {
+    edgeProblems.push({
+      variable: 'TCR_INGRESS_ALLOW',
+      message: `is empty and TCR_INGRESS_HOST is ${e.TCR_INGRESS_HOST} (beyond loopback): set TCR_INGRESS_ALLOW to the registry's published webhook source addresses, or TCR_INGRESS_ALLOW_ANY=1 to let anyone POST`,
+    });
+  }
   edgeProblems.push(...checkInlineSecrets(e.TCR_WEBHOOK_SECRETS, e.TCR_WEBHOOK_URL));
   const tracingProblems: string[] = [];
   const tracing = loadTracingConfig(env, tracingProblems, 'tcr-ingress');
@@ -301,6 +320,9 @@ export function parseIngressConfig(env: NodeJS.ProcessEnv): IngressConfig {
     maxRequestsPerSocket: e.TCR_INGRESS_MAX_REQUESTS_PER_SOCKET,
     maxConnections: e.TCR_INGRESS_MAX_CONNECTIONS,
     maxConnectionsPerAddress: e.TCR_INGRESS_MAX_CONNECTIONS_PER_ADDRESS,
+    rateLimit: e.TCR_INGRESS_RATE_LIMIT,
+    rateBurst: e.TCR_INGRESS_RATE_BURST,
+    allowAny: e.TCR_INGRESS_ALLOW_ANY === '1',
     internal: e.TCR_INGRESS_INTERNAL_LISTEN,
     handoffFailure: e.TCR_INGRESS_HANDOFF_FAILURE,
     handoffTimeoutMs: e.TCR_INGRESS_HANDOFF_TIMEOUT_MS,

@@ -1,12 +1,14 @@
 import type { Server, Socket } from 'node:net';
 import type { IngressMetrics } from './metrics.js';
-import { normalizeAddress, type SourceAddressPolicy } from './source-addresses.js';
+import { normalizeAddress, type SourceAddressPolicy, sourceKey } from './source-addresses.js';
 
 /**
  * Caps the connections of the public listener: all together (`server.maxConnections`, Node drops
  * the rest on accept) and per source address, so one slow or hostile client cannot hold every slot
- * the registry needs. Trusted proxies are exempt from the per-address cap (every client arrives
- * through them). Keeps the open-connection gauge.
+ * the registry needs. A peer outside the allow-list (TCR_INGRESS_ALLOW) is closed on accept, before
+ * a byte is read, so it holds no slot while it dawdles over its headers. Trusted proxies are exempt
+ * from both (every client arrives through them; the allow-list then applies to the forwarded
+ * address, per request). IPv6 peers are counted per /64 (sourceKey). Keeps the open-connection gauge.
  */
 export function guardConnections(
   server: Server,
@@ -22,8 +24,14 @@ export function guardConnections(
   server.maxConnections = options.maxConnections;
   server.on('drop', () => metrics.connectionDropped('max_connections'));
   server.on('connection', (socket: Socket) => {
-    const address = normalizeAddress(socket.remoteAddress ?? '');
-    const exempt = policy.isTrustedProxy(address);
+    const peer = normalizeAddress(socket.remoteAddress ?? '');
+    const exempt = policy.isTrustedProxy(peer);
+    if (!exempt && !policy.allowed(peer)) {
+      metrics.connectionDropped('forbidden_source');
+      socket.destroy();
+      return;
+    }
+    const address = sourceKey(peer);
     const open = (perAddress.get(address) ?? 0) + 1;
     if (!exempt && open > maxPerAddress) {
       metrics.connectionDropped('max_per_address');

@@ -93,3 +93,25 @@ export function isLoopbackHost(host: string): boolean {
   if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1';
   return false;
 }
+
+/**
+ * The key a source is counted under for connection caps and the rate limit: an IPv4 address (also
+ * IPv4-mapped) as itself, an IPv6 address by its /64 (one subscriber's allocation: a client owning a
+ * /64 has 2^64 addresses to spread over), anything else as given.
+ */
+export function sourceKey(address: string): string {
+  const normalized = normalizeAddress(address);
+  if (isIP(normalized) !== 6) return normalized;
+  const [head = '', tail] = normalized.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  // An embedded IPv4 tail ("::1.2.3.4") counts as two groups; it falls in the low 64 bits either way.
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g.includes('.') ? g : Number.parseInt(g, 16).toString(16)))
+    .join(':')}::/64`;
+}

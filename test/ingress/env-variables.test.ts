@@ -64,7 +64,18 @@ const cases: Record<
     expected: (c) => ({ accounts: c.accounts, secrets: c.accountSecrets.map((s) => s.account) }),
     is: { accounts: [{ name: 'acme', cspId: 'CSPACME' }], secrets: ['acme'] },
   },
-  TCR_INGRESS_HOST: { env: { TCR_INGRESS_HOST: '0.0.0.0' }, expected: (c) => c.host, is: '0.0.0.0' },
+  TCR_INGRESS_HOST: {
+    env: { TCR_INGRESS_HOST: '0.0.0.0', TCR_INGRESS_ALLOW_ANY: '1' },
+    expected: (c) => c.host,
+    is: '0.0.0.0',
+  },
+  TCR_INGRESS_ALLOW_ANY: {
+    env: { TCR_INGRESS_ALLOW_ANY: '1' },
+    expected: (c) => c.allowAny,
+    is: true,
+  },
+  TCR_INGRESS_RATE_LIMIT: { env: { TCR_INGRESS_RATE_LIMIT: '5' }, expected: (c) => c.rateLimit, is: 5 },
+  TCR_INGRESS_RATE_BURST: { env: { TCR_INGRESS_RATE_BURST: '7' }, expected: (c) => c.rateBurst, is: 7 },
   TCR_INGRESS_PORT: { env: { TCR_INGRESS_PORT: '9123' }, expected: (c) => c.port, is: 9123 },
   TCR_INGRESS_PATH: {
     env: { TCR_INGRESS_PATH: '/hooks', TCR_WEBHOOK_URL: 'https://csp.example/hooks' },
