@@ -14,6 +14,7 @@ import {
   temporalClientConnectionOptions,
 } from '../config/temporal-connection.js';
 import { cliAccounts } from './account-option.js';
+import { callerIdentity } from './caller-identity.js';
 import { cliPayloadKeys, noKeysCodec } from './cli-keys.js';
 import { CliError, ExitCode } from './errors.js';
 
@@ -112,7 +113,13 @@ export class CliContext {
     } catch (error) {
       throw new CliError(`cannot connect to Temporal at ${target.address}: ${messageOf(error)}`);
     }
-    const client = new Client({ connection, namespace: target.namespace, dataConverter: converter });
+    // The identity Temporal records with each signal and update (a fee approval's sender): ./caller-identity.ts.
+    const client = new Client({
+      connection,
+      namespace: target.namespace,
+      dataConverter: converter,
+      identity: callerIdentity(target),
+    });
     this.opened = { client, connection };
     return client;
   }

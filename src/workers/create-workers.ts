@@ -29,6 +29,7 @@ import {
 } from '../activities/campaign-activities.js';
 import { createEstateActivities } from '../activities/estate-activities.js';
 import { withHeartbeat } from '../activities/heartbeat.js';
+import { createNotificationActivities } from '../activities/notifications.js';
 import {
   createRegistryReadActivities,
   createRegistryWriteActivities,
@@ -47,6 +48,7 @@ import type {
 } from '../contracts/campaign-activity-types.js';
 import type { EstateActivities } from '../contracts/estate.js';
 import { writeBudgetWorkflowId } from '../contracts/ids.js';
+import { NOTIFICATIONS_TASK_QUEUE } from '../contracts/notifications.js';
 import {
   registryInteractiveWritesTaskQueue,
   registryReadsTaskQueue,
@@ -235,6 +237,13 @@ export async function createWorkers(
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath, bundlerOptions: { preloadModules: workflowPreloadModules() } }),
+    });
+    // Signed notifications to order systems: a queue of their own, never a registry call's slot.
+    await create({
+      taskQueue: NOTIFICATIONS_TASK_QUEUE,
+      activities: createNotificationActivities({}),
+      maxConcurrentActivityTaskExecutions: 8,
+      shutdownGraceTime: ACTIVITY_SHUTDOWN_GRACE,
     });
     // The accounts' write budgets, on their own queue (a test's full bundle holds the workflow too).
     if (config.accounts.length > 0)

@@ -27,6 +27,8 @@ export const PATCHES = {
   accountIds: 'account-ids',
   /** Every operator update once per update id (remembered across runs); identical billed ones in progress answered once (issue 34). */
   updateOnce: 'update-once',
+  /** Order systems subscribe to a brand's or campaign's notifications (issue 38). */
+  notifications: 'notifications',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -315,6 +315,18 @@ describe('compose hardening', () => {
       );
   });
 
+  it('publishes every port but the webhook listener on loopback only (the Temporal frontend above all)', () => {
+    for (const [name, raw] of Object.entries(services)) {
+      for (const port of (obj(raw, name).ports ?? []) as string[]) {
+        if (port.startsWith(`\${TCR_INGRESS_PUBLISH`)) continue;
+        expect(port, `${name} publishes ${port}`).toMatch(/^127\.0\.0\.1:/);
+      }
+    }
+    expect(obj(services.temporal, 'temporal').ports).toEqual([`127.0.0.1:\${TEMPORAL_GRPC_PORT:-7233}:7233`]);
+    // The webhook listener's default is loopback too (a TLS proxy on the host in front of it).
+    expect(envExample).toMatch(/^TCR_INGRESS_PUBLISH=127\.0\.0\.1:8470$/m);
+  });
+
   it('turns the Web UI write actions off by default', () => {
     expect(environmentOf('temporal-ui').TEMPORAL_DISABLE_WRITE_ACTIONS).toBe(
       `\${TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true}`,
