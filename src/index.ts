@@ -193,6 +193,7 @@ export {
   type StartedCampaignOrder,
   shareCampaignWith,
   startCampaignOrder,
+  updateCampaign,
   waitForCampaignPhase,
 } from './orders/campaign-orders.js';
 export { type ImportRequest, importStatus, startImport } from './orders/estate-client.js';

@@ -1,4 +1,4 @@
-/** `tcr campaign create|resubmit|share|approve-fee|confirm-dca|cancel|acknowledge`. */
+/** `tcr campaign create|resubmit|update|share|approve-fee|confirm-dca|cancel|acknowledge`. */
 import { userInfo } from 'node:os';
 import { campaignStatusQuery } from '../contracts/campaign.js';
 import { campaignWorkflowId } from '../contracts/ids.js';
@@ -13,6 +13,7 @@ import {
   resubmitCampaign,
   shareCampaignWith,
   startCampaignOrder,
+  updateCampaign,
 } from '../orders/campaign-orders.js';
 import {
   StrictApproveFeeRequestSchema as ApproveFeeRequestSchema,
@@ -20,7 +21,9 @@ import {
   StrictConfirmDcaCompleteRequestSchema as ConfirmDcaCompleteRequestSchema,
   StrictResubmitRequestSchema as ResubmitRequestSchema,
   StrictShareWithRequestSchema as ShareWithRequestSchema,
+  StrictUpdateCampaignRequestSchema as UpdateCampaignRequestSchema,
 } from '../orders/request-schemas.js';
+import { CAMPAIGN_CHANGE_FIELDS } from '../workflows/request-checks.js';
 import { acknowledgeCommand } from './acknowledge.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
@@ -95,6 +98,77 @@ export const campaignResubmit: CliCommand = actionCommand({
   update: 'resubmit',
   send: resubmitCampaign,
   done: 'resubmitted',
+});
+
+const updateHelp = `tcr campaign update REF --set field=value... [--set-json field=JSON]... [--answers KEY]: change a created campaign at the registry
+
+Sends the changes to the registry (PUT /campaign/{id}) in running, awaiting-dca, deactivated, sharing,
+share-declined and winding-down; the record the registry answers is applied. --set values are read by
+the field's type (autoRenewal=false is a boolean, mnoIDs=1,2 a list); --set-json takes any JSON.
+Nothing is shared again (after a declined share, use resubmit). --set autoRenewal=false stops renewal.
+
+Options:
+  --set field=value        a campaign field (repeatable)
+  --set-json field=JSON    a field with a JSON value (repeatable)
+  --answers KEY            the needs-action entry (nudge-..., suspended-...) the change answers
+  --json                   print the operation outcome as JSON
+${connectionHelp}`;
+
+/** `--set field=value` read by the field's type in the campaign change schema; errors name the field. */
+function typedChanges(sets: string[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const entry of sets ?? []) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--set expects field=value, got '${entry}'`, updateHelp);
+    const field = entry.slice(0, eq);
+    const raw = entry.slice(eq + 1);
+    const type = Object.hasOwn(CAMPAIGN_CHANGE_FIELDS, field) ? CAMPAIGN_CHANGE_FIELDS[field] : undefined;
+    if (type === undefined)
+      throw new InputValidationError('update', [
+        { path: `changes.${field}`, message: 'not a campaign field' },
+      ]);
+    if (type === 'boolean') {
+      if (raw !== 'true' && raw !== 'false')
+        throw new InputValidationError('update', [
+          { path: `changes.${field}`, message: `expected true or false, got '${raw}'` },
+        ]);
+      out[field] = raw === 'true';
+    } else if (type === 'integer[]') {
+      const items = raw === '' ? [] : raw.split(',').map((x) => x.trim());
+      if (!items.every((x) => /^-?\d+$/.test(x)))
+        throw new InputValidationError('update', [
+          { path: `changes.${field}`, message: `expected comma-separated integers, got '${raw}'` },
+        ]);
+      out[field] = items.map(Number);
+    } else if (type === 'string[]') out[field] = raw === '' ? [] : raw.split(',').map((x) => x.trim());
+    else out[field] = raw;
+  }
+  return out;
+}
+
+export const campaignUpdate: CliCommand = actionCommand({
+  kind: 'campaign',
+  summary: 'change a created campaign at the registry (autoRenewal included)',
+  help: updateHelp,
+  options: {
+    set: { type: 'string', multiple: true },
+    'set-json': { type: 'string', multiple: true },
+    answers: { type: 'string' },
+  },
+  schema: UpdateCampaignRequestSchema,
+  source: 'update',
+  input({ values }) {
+    const changes = {
+      ...typedChanges(values.set),
+      ...fieldsFromFlags(undefined, values['set-json'], updateHelp),
+    };
+    if (Object.keys(changes).length === 0)
+      throw new UsageError('give at least one --set / --set-json', updateHelp);
+    return { changes, ...(values.answers ? { answers: values.answers } : {}) };
+  },
+  update: 'update',
+  send: updateCampaign,
+  done: 'updated',
 });
 
 const shareHelp = `tcr campaign share REF --partner CNP: share the campaign with another upstream partner (after a decline)
@@ -182,7 +256,7 @@ export const campaignConfirmDca: CliCommand = actionCommand({
   done: 'DCA acceptance confirmed',
 });
 
-const cancelHelp = `tcr campaign cancel REF --reason TEXT: stop managing a campaign (final; a created campaign stays at the registry)
+const cancelHelp = `tcr campaign cancel REF --reason TEXT: cancel a campaign (before creation: final; a created one: renewal off at the registry, watched until it expires)
 
 Options:
   --reason TEXT        why (required)
@@ -212,6 +286,7 @@ export const campaignAcknowledge: CliCommand = acknowledgeCommand(
 export const campaignCommands = commandGroup('campaign', 'create and steer campaigns', {
   create: campaignCreate,
   resubmit: campaignResubmit,
+  update: campaignUpdate,
   share: campaignShare,
   'approve-fee': campaignApproveFee,
   'confirm-dca': campaignConfirmDca,

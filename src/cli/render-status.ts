@@ -120,6 +120,10 @@ export function renderCampaignStatus(s: CampaignStatus, auditEntries = 10): stri
     field('monthly fee', s.monthlyFee),
     field('DCA complete', s.dcaComplete ? 'yes' : 'no'),
     field('renewal/expiry', s.nextRenewalOrExpirationDate ?? s.expirationDate),
+    field('auto-renewal', s.autoRenewal === undefined ? undefined : s.autoRenewal ? 'on' : 'off'),
+    s.phase === 'winding-down'
+      ? `Winding down: ${s.renewalOff ? 'renewal off at the registry' : 'turning renewal off at the registry'}; watched until it expires${s.nextRenewalOrExpirationDate ? ` (${s.nextRenewalOrExpirationDate})` : ''}`
+      : undefined,
     field('deactivated', s.deactivated ? 'yes' : undefined),
     field('cancelReason', s.cancelReason),
   ];

@@ -23,6 +23,16 @@ export interface ResubmitRequest {
   /** Campaign field changes (PUT /campaign/{id} after creation; merged into the order before). */
   changes: z.input<typeof CampaignUpdateSchema>;
 }
+/**
+ * A change of a created campaign at the registry (PUT /campaign/{id}), `autoRenewal` included: in
+ * running, awaiting-dca, deactivated, sharing, share-declined (and winding-down, renewal staying off).
+ * `answers`: the needs-action entry (a nudge or a suspension) the change answers, cleared once the
+ * registry took it.
+ */
+export interface UpdateCampaignRequest {
+  changes: z.input<typeof CampaignUpdateSchema>;
+  answers?: string | undefined;
+}
 export interface ShareWithRequest {
   upstreamCnpId: string;
 }
@@ -48,6 +58,8 @@ export type CampaignOperationOutcome = OperationOutcome<CampaignPhase>;
 export const approveFeeUpdate = defineUpdate<CampaignOperationOutcome, [ApproveFeeRequest]>('approveFee');
 /** Before creation: returns once the checks ran again (and the creation, when they pass). */
 export const resubmitUpdate = defineUpdate<CampaignOperationOutcome, [ResubmitRequest]>('resubmit');
+/** Returns once the registry answered the PUT with the updated record (applied to the status). */
+export const updateCampaignUpdate = defineUpdate<CampaignOperationOutcome, [UpdateCampaignRequest]>('update');
 export const shareWithUpdate = defineUpdate<CampaignOperationOutcome, [ShareWithRequest]>('shareWith');
 export const cancelCampaignUpdate = defineUpdate<CampaignOperationOutcome, [CampaignCancelRequest]>('cancel');
 /** Clears a needs-action entry that needs no registry call (a suspension or nudge the operator has handled). */

@@ -13,6 +13,7 @@ import type {
   ConfirmDcaCompleteRequest,
   ResubmitRequest,
   ShareWithRequest,
+  UpdateCampaignRequest,
 } from './campaign-operations.js';
 
 /** The campaign fields of an order (CampaignCreationSchema minus brandId and referenceId). */
@@ -27,6 +28,13 @@ export const ApproveFeeRequestSchema = z.object({
 export const ResubmitRequestSchema = z.object({
   /** Campaign field changes (PUT /campaign/{id} after creation; merged into the order before). */
   changes: CampaignUpdateSchema,
+});
+
+export const UpdateCampaignRequestSchema = z.object({
+  /** Campaign field changes sent to the registry (PUT /campaign/{id}). */
+  changes: CampaignUpdateSchema,
+  /** The needs-action entry (nudge-..., suspended-...) the change answers. */
+  answers: z.string().min(1).max(200).optional(),
 });
 
 export const ShareWithRequestSchema = z.object({ upstreamCnpId: z.string().min(1).max(100) });
@@ -50,4 +58,5 @@ const _requestSchemasMatch: [
   Same<z.input<typeof CampaignCancelRequestSchema>, CampaignCancelRequest>,
   Same<z.input<typeof AcknowledgeRequestSchema>, AcknowledgeRequest>,
   Same<z.input<typeof ConfirmDcaCompleteRequestSchema>, ConfirmDcaCompleteRequest>,
-] = [true, true, true, true, true, true];
+  Same<z.input<typeof UpdateCampaignRequestSchema>, UpdateCampaignRequest>,
+] = [true, true, true, true, true, true, true];

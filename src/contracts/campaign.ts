@@ -40,9 +40,15 @@ export type CampaignPhase =
   | 'running'
   /** A political campaign whose brand's political vet expired: deactivated by the registry. Final once the registry no longer reports it ACTIVE. */
   | 'deactivated'
+  /**
+   * Cancelled by the operator after the registry created it (the spec has no delete): renewal turned
+   * off at the registry (PUT autoRenewal=false), watched until the registry reports it EXPIRED
+   * (→ `expired`, the cancel reason kept). Not final.
+   */
+  | 'winding-down'
   /** The registry reports the campaign EXPIRED. Final. */
   | 'expired'
-  /** Cancelled by the operator. Final (a created campaign is left as it is at the registry). */
+  /** Cancelled by the operator before creation (nothing at the registry). Final. */
   | 'cancelled';
 
 export const terminalCampaignPhases: readonly CampaignPhase[] = ['expired', 'cancelled'];
@@ -60,6 +66,7 @@ export const campaignPhaseNames = Object.keys({
   'awaiting-dca': 0,
   running: 0,
   deactivated: 0,
+  'winding-down': 0,
   expired: 0,
   cancelled: 0,
 } satisfies Record<CampaignPhase, 0>) as CampaignPhase[];
@@ -145,6 +152,11 @@ export interface CampaignStatus {
   waitingFor?: WaitingFor;
   needsAction: OperatorAction[];
   cancelReason?: string;
+  /**
+   * winding-down: whether the registry has confirmed renewal off (the cancel's PUT autoRenewal=false
+   * answered with autoRenewal false). Until then the workflow retries the PUT.
+   */
+  renewalOff?: boolean;
   /** Webhook deliveries handled, and duplicates ignored (same deliveryId). */
   deliveries: { received: number; duplicates: number };
   /** Operator operations queued behind the one running (oldest first). */

@@ -26,6 +26,8 @@ import {
   type ResubmitRequest,
   resubmitUpdate,
   shareWithUpdate,
+  type UpdateCampaignRequest,
+  updateCampaignUpdate,
 } from '../contracts/campaign-operations.js';
 import { CampaignContentSchema } from '../contracts/campaign-requests.js';
 import type { Subscriber } from '../contracts/notifications.js';
@@ -42,6 +44,7 @@ import {
   StrictConfirmDcaCompleteRequestSchema,
   StrictResubmitRequestSchema,
   StrictShareWithRequestSchema,
+  StrictUpdateCampaignRequestSchema,
 } from './request-schemas.js';
 
 export const CampaignOrderSchema = z.strictObject({
@@ -186,6 +189,20 @@ export function resubmitCampaign(
   const what = 'resubmit request';
   const schema = StrictResubmitRequestSchema;
   return campaigns.update(client, reference, resubmitUpdate, what, schema, request, opts);
+}
+/**
+ * Changes a created campaign at the registry (PUT /campaign/{id}), `autoRenewal` included; `answers`
+ * names the needs-action entry (a nudge or suspension) it answers. No re-share (resubmit re-shares).
+ */
+export function updateCampaign(
+  client: Client,
+  reference: EntityRef,
+  request: UpdateCampaignRequest,
+  opts: SteeringOptions = {},
+): Promise<CampaignOperationOutcome> {
+  const what = 'update request';
+  const schema = StrictUpdateCampaignRequestSchema;
+  return campaigns.update(client, reference, updateCampaignUpdate, what, schema, request, opts);
 }
 export function shareCampaignWith(
   client: Client,

@@ -19,6 +19,7 @@ import {
   ConfirmDcaCompleteRequestSchema,
   ResubmitRequestSchema,
   ShareWithRequestSchema,
+  UpdateCampaignRequestSchema,
 } from '../contracts/campaign-requests.js';
 
 export const StrictCorrectBrandRequestSchema = CorrectBrandRequestSchema.extend({
@@ -32,6 +33,9 @@ export const StrictCancelRequestSchema = CancelRequestSchema.strict();
 export const StrictApproveFeeRequestSchema = ApproveFeeRequestSchema.strict();
 export const StrictResubmitRequestSchema = ResubmitRequestSchema.extend({
   changes: ResubmitRequestSchema.shape.changes.strict(),
+}).strict();
+export const StrictUpdateCampaignRequestSchema = UpdateCampaignRequestSchema.extend({
+  changes: UpdateCampaignRequestSchema.shape.changes.strict(),
 }).strict();
 export const StrictShareWithRequestSchema = ShareWithRequestSchema.strict();
 export const StrictCampaignCancelRequestSchema = CampaignCancelRequestSchema.strict();

@@ -29,6 +29,7 @@ import type {
   ConfirmDcaCompleteRequest,
   ResubmitRequest,
   ShareWithRequest,
+  UpdateCampaignRequest,
 } from '../contracts/campaign-operations.js';
 import { unknownFieldErrors } from '../registry/field-errors.js';
 import { REQUEST_LIMITS as LIMIT } from '../registry/request-limits.js';
@@ -347,34 +348,44 @@ export function checkApproveFeeRequest(request: unknown): ApproveFeeRequest {
 }
 
 export function checkResubmitRequest(request: unknown): ResubmitRequest {
-  return checked('resubmit request', request, ['changes'], (body, issues) => {
-    const changes = body.changes;
-    if (!isObject(changes)) {
-      issues.push('changes: expected an object');
-      return;
-    }
-    const fields = Object.keys(changes);
-    if (fields.length === 0) issues.push('changes: an update needs at least one field');
-    const known = Object.keys(CAMPAIGN_CHANGE_FIELDS);
-    checkKnownKeys(issues, changes, known, ['changes']);
-    if (fields.length > known.length) return; // some are unknown, named above; no value is looked at
-    for (const field of fields) {
-      const value = changes[field];
-      const type = Object.hasOwn(CAMPAIGN_CHANGE_FIELDS, field) ? CAMPAIGN_CHANGE_FIELDS[field] : undefined;
-      const path = `changes.${field}`;
-      const max = CHANGE_LIST_CAPS[field] ?? 0;
-      if (type === undefined) continue;
-      if (type === 'boolean') checkOptionalBoolean(issues, value, path);
-      else if (type === 'string[]')
-        checkStringArray(issues, value, path, { max, itemMax: field === 'tag' ? LIMIT.tagLength : 255 });
-      else if (type === 'integer[]') {
-        if (!Array.isArray(value)) issues.push(`${path}: expected an array of integers`);
-        else if (value.length > max) issues.push(`${path}: at most ${max} entries`);
-        else if (!value.every((n) => Number.isInteger(n)))
-          issues.push(`${path}: expected an array of integers`);
-      } else checkString(issues, value, path, { max: 4096 });
-    }
+  return checked('resubmit request', request, ['changes'], checkChanges);
+}
+
+/** A change of a created campaign: the resubmit's changes, and the needs-action entry it answers. */
+export function checkUpdateCampaignRequest(request: unknown): UpdateCampaignRequest {
+  return checked('update request', request, ['changes', 'answers'], (body, issues) => {
+    checkChanges(body, issues);
+    checkString(issues, body.answers, 'answers', { max: 200, optional: true });
   });
+}
+
+function checkChanges(body: Json, issues: Issues): void {
+  const changes = body.changes;
+  if (!isObject(changes)) {
+    issues.push('changes: expected an object');
+    return;
+  }
+  const fields = Object.keys(changes);
+  if (fields.length === 0) issues.push('changes: an update needs at least one field');
+  const known = Object.keys(CAMPAIGN_CHANGE_FIELDS);
+  checkKnownKeys(issues, changes, known, ['changes']);
+  if (fields.length > known.length) return; // some are unknown, named above; no value is looked at
+  for (const field of fields) {
+    const value = changes[field];
+    const type = Object.hasOwn(CAMPAIGN_CHANGE_FIELDS, field) ? CAMPAIGN_CHANGE_FIELDS[field] : undefined;
+    const path = `changes.${field}`;
+    const max = CHANGE_LIST_CAPS[field] ?? 0;
+    if (type === undefined) continue;
+    if (type === 'boolean') checkOptionalBoolean(issues, value, path);
+    else if (type === 'string[]')
+      checkStringArray(issues, value, path, { max, itemMax: field === 'tag' ? LIMIT.tagLength : 255 });
+    else if (type === 'integer[]') {
+      if (!Array.isArray(value)) issues.push(`${path}: expected an array of integers`);
+      else if (value.length > max) issues.push(`${path}: at most ${max} entries`);
+      else if (!value.every((n) => Number.isInteger(n)))
+        issues.push(`${path}: expected an array of integers`);
+    } else checkString(issues, value, path, { max: 4096 });
+  }
 }
 
 export function checkShareWithRequest(request: unknown): ShareWithRequest {

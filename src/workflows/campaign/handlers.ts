@@ -13,6 +13,7 @@ import {
   confirmDcaCompleteUpdate,
   resubmitUpdate,
   shareWithUpdate,
+  updateCampaignUpdate,
 } from '../../contracts/campaign-operations.js';
 import { brandReadySignal, registryEventSignal } from '../../contracts/signals.js';
 import { refuseUnlessAllowed } from '../entity/phases.js';
@@ -26,6 +27,7 @@ import {
   checkConfirmDcaCompleteRequest,
   checkResubmitRequest,
   checkShareWithRequest,
+  checkUpdateCampaignRequest,
 } from '../request-checks.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
@@ -63,7 +65,7 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
   const sameAs = (kind: CampaignOperation, request: unknown): string | undefined =>
     kind === 'approveFee' || kind === 'cancel'
       ? requestIdentity(kind, undefined)
-      : kind === 'resubmit' || kind === 'shareWith'
+      : kind === 'resubmit' || kind === 'shareWith' || kind === 'update'
         ? requestIdentity(kind, request)
         : undefined;
   const once = (kind: CampaignOperation, request: unknown) =>
@@ -185,6 +187,24 @@ export function setCampaignHandlers(ctx: CampaignContext, apply: CampaignApply, 
         throw new Error(
           `resubmit applies before creation or after a declined or refused share; the campaign is ${status.phase}`,
         );
+    },
+  });
+
+  setHandler(updateCampaignUpdate, (request) => once('update', request), {
+    validator: (request) => {
+      if (repeated('update', request)) return;
+      allowed('update');
+      const parsed = checkUpdateCampaignRequest(request);
+      if (!status.created)
+        throw new Error(
+          `update applies to a created campaign; before creation use resubmit (phase ${status.phase})`,
+        );
+      if (status.phase === 'winding-down' && parsed.changes.autoRenewal === true)
+        throw new Error(
+          'changes.autoRenewal: the campaign was cancelled and is winding down (renewal off); it cannot be renewed again here',
+        );
+      if (parsed.answers !== undefined && !books.hasAction(parsed.answers))
+        throw new Error(`answers: no needs-action entry ${parsed.answers}`);
     },
   });
 

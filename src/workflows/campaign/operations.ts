@@ -4,6 +4,7 @@
  * cancellation interrupts is answered by the entity loop (../entity/loop.ts, interruptedResult).
  */
 
+import { patched } from '@temporalio/workflow';
 import type { CampaignContent, CampaignPhase } from '../../contracts/campaign.js';
 import type {
   AcknowledgeRequest,
@@ -12,12 +13,14 @@ import type {
   ConfirmDcaCompleteRequest,
   ResubmitRequest,
   ShareWithRequest,
+  UpdateCampaignRequest,
 } from '../../contracts/campaign-operations.js';
 import type { CampaignUpdate } from '../../registry/schemas.js';
 import type { AuditCause } from '../entity/audit.js';
 import type { OperationResult } from '../entity/loop.js';
 import { acceptedAfterFault, acceptedRequest, type QueuedOperation } from '../entity/operations.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
+import { PATCHES } from '../patches.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
 import { movesDeadline } from './derive.js';
@@ -28,7 +31,7 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
   const { writes, account, state, status, table, queue, dedupe, books, guarded, audit, final } = ctx;
   const { decisionDeadlineMs, clearAllActions, setPhase, spec } = ctx;
   const { applySnapshot } = apply;
-  const { create, share, advance, readAndApplySharing } = steps;
+  const { create, share, advance, readAndApplySharing, turnRenewalOff } = steps;
 
   const ids = (): Record<string, string> | undefined =>
     status.campaignId ? { campaignId: status.campaignId } : undefined;
@@ -65,6 +68,54 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
   };
 
   const phaseNow = (): CampaignPhase => status.phase;
+
+  /**
+   * A created campaign's changes at the registry (PUT /campaign/{id}): the record it answers is
+   * applied (reads decide). Undefined when the registry took them, else the failed outcome.
+   */
+  const putChanges = async (changes: CampaignUpdate): Promise<OperationResult | undefined> => {
+    const campaignId = status.campaignId!;
+    const updated = await guarded.call('update campaign', () =>
+      writes.updateCampaign({ account, campaignId, patch: changes }),
+    );
+    if (!updated.ok) {
+      audit('operator', 'registry-refused', `update: ${updated.failure.message}`);
+      return { ...failedBy(updated.failure), ids: { campaignId } };
+    }
+    audit('operator', 'campaign-updated', Object.keys(changes).join(', '));
+    applySnapshot(updated.value, 'operator');
+    return undefined;
+  };
+
+  /**
+   * Cancel of a created campaign (the spec has no delete): renewal off at the registry, then watched
+   * until the registry reports it EXPIRED. The intent is the phase: a fault is retried by the loop.
+   */
+  const windDown = async (reason: string): Promise<OperationResult> => {
+    const campaignId = status.campaignId!;
+    status.cancelReason = reason;
+    for (const key of ['fee-approval', 'share', 'partner', 'refused', 'decision-overdue', 'dca-unconfirmed'])
+      books.clearAction(key);
+    setPhase('winding-down', 'operator', reason);
+    const call = await turnRenewalOff('operator');
+    if (call && !call.ok)
+      return {
+        ...acceptedAfterFault('the cancel is recorded (renewal to be turned off)', call.failure),
+        ids: { campaignId },
+      };
+    if (!status.renewalOff)
+      return {
+        outcome: 'accepted',
+        detail: 'the registry still reports autoRenewal true: needs-action renewal-on',
+        ids: { campaignId },
+      };
+    const until = status.nextRenewalOrExpirationDate;
+    return {
+      outcome: 'done',
+      detail: `renewal off at the registry; watched until it expires${until ? ` (${until})` : ''}`,
+      ids: { campaignId },
+    };
+  };
 
   /** The operator saw in the registry portal that the DCA accepted: read the share, then run. */
   const confirmDcaComplete = async (request: ConfirmDcaCompleteRequest): Promise<OperationResult> => {
@@ -154,20 +205,24 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
           return preCreationOutcome();
         }
         const campaignId = status.campaignId!;
-        const updated = await guarded.call('update campaign', () =>
-          writes.updateCampaign({ account, campaignId, patch: changes as CampaignUpdate }),
-        );
-        if (!updated.ok) {
-          audit('operator', 'registry-refused', `update: ${updated.failure.message}`);
-          return { ...failedBy(updated.failure), ids: { campaignId } };
-        }
-        audit('operator', 'campaign-updated', Object.keys(changes).join(', '));
-        applySnapshot(updated.value, 'operator');
+        const refused = await putChanges(changes as CampaignUpdate);
+        if (refused) return refused;
         if (final()) return { outcome: 'done', ids: { campaignId } };
         const shared = await share(status.upstreamCnpId, 'operator', true);
         return shared.kind === 'done'
           ? { outcome: 'done', ids: { campaignId } }
           : { ...failedBy(shared.failure), ids: { campaignId } };
+      }
+      case 'update': {
+        const { changes, answers } = acceptedRequest<UpdateCampaignRequest>(op);
+        const campaignId = status.campaignId!;
+        const refused = await putChanges(changes as CampaignUpdate);
+        if (refused) return refused;
+        if (answers !== undefined && books.hasAction(answers)) {
+          books.clearAction(answers);
+          audit('operator', 'answered', `${answers} by update ${Object.keys(changes).join(', ')}`);
+        }
+        return { outcome: 'done', ids: { campaignId } };
       }
       case 'shareWith': {
         const { upstreamCnpId } = acceptedRequest<ShareWithRequest>(op);
@@ -189,6 +244,7 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
       }
       case 'cancel': {
         const { reason } = acceptedRequest<CampaignCancelRequest>(op);
+        if (status.created && patched(PATCHES.campaignWindDown)) return windDown(reason);
         cancel(reason, 'operator');
         const campaignIds = ids();
         return {

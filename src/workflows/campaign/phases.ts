@@ -5,6 +5,7 @@ import type { PhaseTable } from '../entity/phases.js';
 export type CampaignOperation =
   | 'approveFee'
   | 'resubmit'
+  | 'update'
   | 'shareWith'
   | 'cancel'
   | 'acknowledge'
@@ -16,7 +17,8 @@ export type CampaignOperation =
  * create in flight and runs after it, so the campaign ends `cancelled` (and billed, if created).
  * `refused` allows shareWith only when the refusal is the upstream partner's (needs-action `partner`:
  * the handler checks), `awaiting-dca` the operator's confirmDcaComplete.
- * `deactivated` is final only once the registry no longer reports the campaign ACTIVE (see
+ * `winding-down` (a created campaign cancelled: renewal off, watched until the registry expires it)
+ * allows update (renewal stays off) and acknowledge. `deactivated` is final only once the registry no longer reports the campaign ACTIVE (see
  * `campaignPhaseTable`).
  */
 export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
@@ -55,7 +57,7 @@ export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
     final: false,
     waitsFor: 'registry: share with the upstream partner',
     poll: 'steady',
-    allows: ['resubmit', 'shareWith', 'cancel', 'acknowledge'],
+    allows: ['resubmit', 'update', 'shareWith', 'cancel', 'acknowledge'],
   },
   'share-pending': {
     final: false,
@@ -67,25 +69,31 @@ export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
     final: false,
     waitsFor: 'operator: resubmit with changes (same partner), or shareWith another partner',
     poll: 'steady',
-    allows: ['resubmit', 'shareWith', 'cancel', 'acknowledge'],
+    allows: ['resubmit', 'update', 'shareWith', 'cancel', 'acknowledge'],
   },
   'awaiting-dca': {
     final: false,
     waitsFor: 'registry: CAMPAIGN_DCA_COMPLETE (all DCAs accepted), or operator: confirmDcaComplete',
     poll: 'pending',
-    allows: ['confirmDcaComplete', 'cancel', 'acknowledge'],
+    allows: ['confirmDcaComplete', 'update', 'cancel', 'acknowledge'],
   },
   running: {
     final: false,
     waitsFor: 'registry events (steady reconciliation: expiry, renewal, suspensions)',
     poll: 'steady',
-    allows: ['cancel', 'acknowledge'],
+    allows: ['update', 'cancel', 'acknowledge'],
   },
   deactivated: {
     final: false,
     waitsFor: 'registry events (steady reconciliation)',
     poll: 'steady',
-    allows: ['cancel', 'acknowledge'],
+    allows: ['update', 'cancel', 'acknowledge'],
+  },
+  'winding-down': {
+    final: false,
+    waitsFor: 'registry: the campaign EXPIRED (renewal off at the registry; watched until it expires)',
+    poll: 'steady',
+    allows: ['update', 'acknowledge'],
   },
   expired: { final: true, waitsFor: 'nothing (final)', poll: 'none', allows: [] },
   cancelled: { final: true, waitsFor: 'nothing (final)', poll: 'none', allows: [] },

@@ -362,6 +362,42 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     await applySharingChecked(sharing.value, cause);
   };
 
+  /**
+   * winding-down: renewal off at the registry (PUT autoRenewal=false; an update, nothing billed), until
+   * the registry answers autoRenewal false. A fault is retried by the loop (needs-action while it
+   * lasts); a registry that answers autoRenewal still true raises needs-action `renewal-on`, never
+   * silently done. Returns the call's result (undefined when renewal was already off).
+   */
+  const turnRenewalOff = async (cause: AuditCause): Promise<CallResult<unknown> | undefined> => {
+    if (status.renewalOff) return undefined;
+    const campaignId = status.campaignId!;
+    const call = await guarded.call('turn renewal off', () =>
+      writes.updateCampaign({ account, campaignId, patch: { autoRenewal: false } }),
+    );
+    if (!call.ok) {
+      audit(cause, 'registry-refused', `autoRenewal=false: ${call.failure.message}`);
+      return call;
+    }
+    applySnapshot(call.value, cause);
+    renewalOffIfRead(cause);
+    if (!status.renewalOff)
+      books.setAction(
+        'renewal-on',
+        'turn auto-renewal off in the registry portal (the campaign keeps renewing and being billed), then acknowledge',
+        `the registry answered autoRenewal ${String(call.value.autoRenewal)} to PUT autoRenewal=false`,
+      );
+    return call;
+  };
+
+  /** winding-down: the registry's record shows renewal off: the cancel's intent holds. */
+  const renewalOffIfRead = (cause: AuditCause) => {
+    if (status.phase !== 'winding-down' || status.renewalOff || state.snapshot?.autoRenewal !== false) return;
+    status.renewalOff = true;
+    books.clearAction('renewal-on');
+    const until = status.nextRenewalOrExpirationDate;
+    audit(cause, 'renewal-off', until ? `expires ${until}` : undefined);
+  };
+
   /** Set while an adopted campaign's first reconciliation runs: the list's record is that fresh. */
   let adoptedRecordFresh = false;
 
@@ -378,6 +414,10 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
       case 'awaiting-dca':
         if (!(await readAndApplySharing(cause)).ok) return;
         break;
+      case 'winding-down':
+        renewalOffIfRead(cause);
+        await turnRenewalOff(cause);
+        return;
       default:
         break;
     }
@@ -456,7 +496,7 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     }
   };
 
-  return { create, share, advance, reconcile, reconcileAdopted, readAndApplySharing };
+  return { create, share, advance, reconcile, reconcileAdopted, readAndApplySharing, turnRenewalOff };
 }
 
 export type CampaignSteps = ReturnType<typeof campaignSteps>;

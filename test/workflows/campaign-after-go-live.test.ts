@@ -1,0 +1,157 @@
+/**
+ * Life after go-live (issue 34, item 2), on the time-skipping test server with the real simulator and
+ * the real activities:
+ * - `update autoRenewal=false` on a running campaign changes the registry's record (PUT /campaign/{id}),
+ *   and the status shows the record the registry answered; an update answers a nudge;
+ * - `cancel` of a running campaign turns renewal off at the registry and keeps the workflow watching it
+ *   (`winding-down`) until the registry reports it EXPIRED, then `expired` with the cancel reason kept;
+ * - a fault during the cancel's PUT is retried by the workflow (the cancel answers `accepted`).
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CampaignStatus } from '../../src/contracts/campaign.js';
+import { cancelCampaign, getCampaignStatus, updateCampaign } from '../../src/orders/campaign-orders.js';
+import {
+  type CampaignBench,
+  closeCampaignBench,
+  deliver,
+  orderBenchCampaign,
+  refusedUpdate,
+  startSpecCampaignBench,
+} from '../fixtures/campaign-env.js';
+import { recordHistory } from '../fixtures/workflow-harness.js';
+import { timeSkippingEnv } from '../support/temporal-env.js';
+
+let env: TestWorkflowEnvironment;
+let bench: CampaignBench;
+let brandReference: string;
+const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
+
+beforeAll(async () => {
+  env = await timeSkippingEnv();
+  ({ bench, brandReference } = await startSpecCampaignBench(env, handles));
+});
+afterAll(() => closeCampaignBench(handles, bench, env));
+
+/** Ordered, shared with a DCA, accepted: running. */
+async function running() {
+  const { reference, handle } = await orderBenchCampaign(bench, brandReference, { upstreamCnpId: 'SINCH' });
+  handles.push(handle);
+  const pending = await until(reference, (s) => s.phase === 'share-pending');
+  const campaignId = pending.campaignId!;
+  await bench.control.acceptShare(campaignId);
+  await deliver(handle, { eventType: 'CAMPAIGN_SHARE_ACCEPT', campaignId, campaignReferenceId: reference });
+  await until(reference, (s) => s.phase === 'running');
+  return { reference, handle, campaignId };
+}
+
+async function registryRecord(campaignId: string): Promise<Record<string, unknown>> {
+  const got = await bench.registry.getCampaign(campaignId);
+  return got as unknown as Record<string, unknown>;
+}
+
+/** Waits (real time) until the status satisfies `predicate`. */
+async function until(reference: string, predicate: (s: CampaignStatus) => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: CampaignStatus | undefined;
+  for (;;) {
+    last = await getCampaignStatus(env.client, reference).catch(() => last);
+    if (last && predicate(last)) return last;
+    if (Date.now() > deadline)
+      throw new Error(`campaign ${reference}: condition not met (phase ${last?.phase})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a running campaign changed at the registry', () => {
+  it('update autoRenewal=false: the registry record changes, the status shows what it answered', async () => {
+    const { reference, campaignId } = await running();
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(true);
+    const outcome = await updateCampaign(env.client, reference, { changes: { autoRenewal: false } });
+    expect(outcome).toMatchObject({ outcome: 'done', phase: 'running' });
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
+    const status = await getCampaignStatus(env.client, reference);
+    expect(status.autoRenewal).toBe(false);
+    expect(
+      status.audit.entries.some((e) => e.event === 'campaign-updated' && e.detail === 'autoRenewal'),
+    ).toBe(true);
+  });
+
+  it('an update answers a nudge: content changed at the registry, the nudge cleared', async () => {
+    const { reference, handle, campaignId } = await running();
+    await deliver(handle, {
+      eventType: 'CAMPAIGN_NUDGE',
+      campaignId,
+      nudgeIntent: 'CONTENT',
+      description: 'fix the samples',
+    });
+    await until(reference, (s) => s.needsAction.some((a) => a.key === 'nudge-CONTENT'));
+    const sample1 = 'Acme: your order 1234 shipped. Reply STOP to opt out, HELP for help.';
+    const outcome = await updateCampaign(env.client, reference, {
+      changes: { sample1 },
+      answers: 'nudge-CONTENT',
+    });
+    expect(outcome).toMatchObject({ outcome: 'done', phase: 'running' });
+    expect((await registryRecord(campaignId)).sample1).toBe(sample1);
+    const status = await getCampaignStatus(env.client, reference);
+    expect(status.needsAction.map((a) => a.key)).not.toContain('nudge-CONTENT');
+    expect(
+      status.audit.entries.some((e) => e.event === 'answered' && /nudge-CONTENT/.test(e.detail ?? '')),
+    ).toBe(true);
+  });
+
+  it('an update of an unknown field, or answering no entry, is refused naming it', async () => {
+    const { reference } = await running();
+    await expect(
+      updateCampaign(env.client, reference, { changes: { colour: 'red' } as never }),
+    ).rejects.toThrow(/colour/);
+    expect(
+      await refusedUpdate(
+        updateCampaign(env.client, reference, { changes: { autoRenewal: false }, answers: 'nudge-X' }),
+      ),
+    ).toMatch(/answers/);
+  });
+});
+
+describe('cancel of a created campaign', () => {
+  it('turns renewal off at the registry, winds down until the registry expires it, then expired', async () => {
+    const { reference, handle, campaignId } = await running();
+    const outcome = await cancelCampaign(env.client, reference, 'customer left');
+    expect(outcome).toMatchObject({ outcome: 'done', phase: 'winding-down' });
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
+    const winding = await until(reference, (s) => s.waitingFor !== undefined);
+    expect(winding.phase).toBe('winding-down');
+    expect(winding.renewalOff).toBe(true);
+    expect(winding.cancelReason).toBe('customer left');
+    expect(winding.nextRenewalOrExpirationDate).toBeDefined();
+    expect(winding.waitingFor?.what).toMatch(/EXPIRED/);
+    // Renewal cannot be turned back on here; a second cancel is refused (the phase allows none).
+    expect(
+      await refusedUpdate(updateCampaign(env.client, reference, { changes: { autoRenewal: true } })),
+    ).toMatch(/autoRenewal/);
+    // Still watched: the registry expires it, its webhook wakes the workflow, the read decides.
+    await bench.control.expireCampaign(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_EXPIRED', campaignId, campaignReferenceId: reference });
+    const expired = await until(reference, (s) => s.phase === 'expired');
+    expect(expired.cancelReason).toBe('customer left');
+    const result = await handle.result();
+    expect(result.phase).toBe('expired');
+    await recordHistory(handle, 'campaign-cancel-winds-down');
+  });
+
+  it('a fault during the cancel PUT: accepted, retried by the workflow until the registry takes it', async () => {
+    const { reference, campaignId } = await running();
+    bench.faults.inject('updateCampaign', 500);
+    const outcome = await cancelCampaign(env.client, reference, 'storm');
+    expect(outcome.outcome).toBe('accepted');
+    expect(outcome.phase).toBe('winding-down');
+    expect(outcome.detail).toMatch(/retries/);
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(true);
+    bench.faults.clear('updateCampaign');
+    await env.sleep(60 * 60_000);
+    const off = await until(reference, (s) => s.renewalOff === true);
+    expect(off.phase).toBe('winding-down');
+    expect(off.needsAction.map((a) => a.key)).not.toContain('registry-error');
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
+  });
+});
