@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callerIdentity } from '../../src/cli/caller-identity.js';
+import { CliContext } from '../../src/cli/context.js';
 import { tempDir } from '../support/temp-dir.js';
+import { timeSkippingEnv } from '../support/temporal-env.js';
 
 describe('callerIdentity', () => {
   it('names the OS user and host', () => {
@@ -34,5 +36,32 @@ describe('callerIdentity', () => {
     expect(callerIdentity({ apiKey: 'k' }, { user: 'a', host: 'h' })).toBe(
       'tcr os-user=a host=h auth=api-key',
     );
+  });
+});
+
+describe("tcr's client identity in a workflow's history", () => {
+  it('is recorded with the signal it sends, beside what the signal declares', async () => {
+    const env = await timeSkippingEnv();
+    const dir = tempDir('tcr-caller-home-');
+    const context = new CliContext({
+      env: { TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default', HOME: dir, TCR_DATA_DIR: dir },
+    });
+    try {
+      // No worker: the workflow only has to exist for the signal to be recorded.
+      const handle = await env.client.workflow.start('identityProbe', {
+        taskQueue: 'nobody-polls',
+        workflowId: 'identity-probe',
+      });
+      const client = await context.client({});
+      await client.workflow.getHandle(handle.workflowId).signal('probe');
+      const history = await handle.fetchHistory();
+      const signalled = history.events?.find((e) => e.workflowExecutionSignaledEventAttributes);
+      expect(signalled?.workflowExecutionSignaledEventAttributes?.identity).toMatch(
+        /^tcr os-user=\S+ host=\S+$/,
+      );
+    } finally {
+      await context.close();
+      await env.teardown();
+    }
   });
 });
