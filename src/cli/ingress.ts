@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { requiredDataConverter } from '../codec/data-converter.js';
 import { createIngressClient, parseIngressConfig, startIngress } from '../ingress/index.js';
 import { startTracing } from '../observability/tracing.js';
 import { exitWhenDone } from '../workers/process-signals.js';
@@ -41,9 +42,12 @@ export async function runIngress(argv: string[]): Promise<number> {
   if (values.path !== undefined) env.TCR_INGRESS_PATH = values.path;
   if (values['webhook-url'] !== undefined) env.TCR_WEBHOOK_URL = values['webhook-url'];
   const config = parseIngressConfig(env);
+  // Signals carry the registry's event (personal data): without keys the ingress does not start,
+  // unless TCR_PAYLOAD_ENCRYPTION=off.
+  const converter = requiredDataConverter(env);
   // Before the client: its interceptor and the webhook spans find the provider this registers.
   const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
-  const client = createIngressClient(config);
+  const client = createIngressClient(config, converter);
   const ingress = await startIngress({ config, client });
   const internal = ingress.internalUrl ? ` (health and metrics ${ingress.internalUrl})` : '';
   console.error(`ingress listening on ${ingress.endpoint}${internal}`);

@@ -3,7 +3,7 @@
  * from the environment (src/config: TEMPORAL_*, TCR_ACCOUNTS / TCR_ACCOUNTS_FILE), until SIGINT /
  * SIGTERM, then a graceful shutdown (running tasks finish; Temporal hands the rest to other workers).
  */
-import { dataConverter } from '../codec/data-converter.js';
+import { type dataConverter, requiredDataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
@@ -69,7 +69,8 @@ export const workerCommand: CliCommand = defineCommand({
     // bad key file stops the start here, before any connection.
     let converter: ReturnType<typeof dataConverter>;
     try {
-      converter = dataConverter({ env });
+      // Without keys the worker would write orders in clear: refused unless TCR_PAYLOAD_ENCRYPTION=off.
+      converter = requiredDataConverter(env);
     } catch (error) {
       throw new CliError(messageOf(error), ExitCode.usage);
     }

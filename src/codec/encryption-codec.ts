@@ -7,8 +7,10 @@
  *   metadata: { encoding: "binary/encrypted", "encryption-key-id": "<id>" }
  *   data:     12-byte IV | ciphertext | 16-byte tag
  *
- * Decoding uses the key its payload names, so payloads written before a rotation still decode, and
- * leaves payloads that are not encrypted as they are (histories from before encryption was switched on).
+ * Decoding uses the key its payload names, so payloads written before a rotation still decode. A
+ * payload that is not encrypted (a history from before encryption was switched on) is counted, and
+ * refused by a codec made with `plaintextInput: 'refuse'` (the worker, the ingress and order clients
+ * started from their environment, unless TCR_ALLOW_PLAINTEXT_INPUT=true).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -42,8 +44,38 @@ export function payloadKeyId(payload: Payload): string | undefined {
   return id ? Buffer.from(id).toString('utf8') : undefined;
 }
 
+/** What a codec does with a payload that is not encrypted (a history from before encryption). */
+export type PlaintextInput = 'allow' | 'refuse';
+
+export interface EncryptionCodecOptions {
+  /** Default 'allow' (the codec server and the CLI read old histories); processes started from their
+   * environment refuse (TCR_ALLOW_PLAINTEXT_INPUT, src/codec/data-converter.ts). */
+  plaintextInput?: PlaintextInput;
+}
+
+let plaintextDecodes = 0;
+const plaintextListeners = new Set<() => void>();
+
+/** Plaintext payloads met by any codec of this process (allowed or refused). */
+export function plaintextDecodeCount(): number {
+  return plaintextDecodes;
+}
+
+/** Calls `listener` on each plaintext payload a codec meets (the metric). Returns an unsubscribe. */
+export function onPlaintextDecode(listener: () => void): () => void {
+  plaintextListeners.add(listener);
+  return () => plaintextListeners.delete(listener);
+}
+
 export class EncryptionCodec implements PayloadCodec {
-  constructor(private readonly keyring: Keyring) {}
+  private readonly plaintextInput: PlaintextInput;
+
+  constructor(
+    private readonly keyring: Keyring,
+    options: EncryptionCodecOptions = {},
+  ) {
+    this.plaintextInput = options.plaintextInput ?? 'allow';
+  }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => this.encrypt(payload));
@@ -66,7 +98,15 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   decrypt(payload: Payload): Payload {
-    if (!isEncrypted(payload)) return payload;
+    if (!isEncrypted(payload)) {
+      plaintextDecodes += 1;
+      for (const listener of plaintextListeners) listener();
+      if (this.plaintextInput === 'refuse')
+        throw new PayloadDecryptionError(
+          'payload is not encrypted, and this process has payload keys: refusing plaintext input (set TCR_ALLOW_PLAINTEXT_INPUT=true only for a migration window, while histories from before encryption are still read)',
+        );
+      return payload;
+    }
     const id = payloadKeyId(payload);
     if (!id) throw new PayloadDecryptionError(`encrypted payload without '${KEY_ID_METADATA}' metadata`);
     const key = this.keyring.key(id);

@@ -3,7 +3,8 @@
  * connect: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, a `temporal.toml`
  * profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), read by `@temporalio/envconfig`
  * (./temporal-connection.ts), and the product's data converter (payloads encrypted with the keys
- * TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name). Exported from the package:
+ * TCR_PAYLOAD_KEYS_FILE / TCR_PAYLOAD_KEYS name; without keys it refuses to connect unless
+ * TCR_PAYLOAD_ENCRYPTION=off). Exported from the package:
  *
  *   import { connectOrderClient, startBrandOrder } from 'tcr-orchestrator';
  *   const { client, close } = await connectOrderClient();
@@ -11,7 +12,7 @@
  *   await close();
  */
 import { Client, Connection } from '@temporalio/client';
-import { dataConverter } from '../codec/data-converter.js';
+import { requiredDataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
 import { setOrderAccounts } from '../orders/order-client.js';
 import {
@@ -51,9 +52,11 @@ export async function connectOrderClient(options: OrderClientOptions = {}): Prom
     address: options.address,
     namespace: options.namespace,
   });
-  let converter: ReturnType<typeof dataConverter> | undefined;
+  let converter: ReturnType<typeof requiredDataConverter> | undefined;
   try {
-    converter = dataConverter({ env });
+    // Without keys the order (EIN, phone, e-mail) would enter the history in clear: refused before any
+    // connection unless TCR_PAYLOAD_ENCRYPTION=off.
+    converter = requiredDataConverter(env);
   } catch (error) {
     problems.push(messageOf(error));
   }

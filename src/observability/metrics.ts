@@ -6,13 +6,35 @@
  *   const obs = workerObservabilityFromEnv(process.env);
  *   Runtime.install(runtimeTelemetryOptions({ ...obs, logger: pinoTemporalLogger(createLogger({ component: 'worker', level: obs.logLevel })) }));
  */
-import type { Logger as TemporalLogger } from '@temporalio/common';
+import type { MetricMeter, Logger as TemporalLogger } from '@temporalio/common';
 import type { RuntimeOptions } from '@temporalio/worker';
 import { z } from 'zod';
+import { onPlaintextDecode } from '../codec/encryption-codec.js';
 import type { PinoLevel } from './logger.js';
 import { WRITE_BUDGET_WAIT_BUCKETS } from './write-budget-metrics.js';
 
 export const DEFAULT_WORKER_METRICS_ADDRESS = '127.0.0.1:9464';
+
+let stopPlaintextCount: (() => void) | undefined;
+
+/**
+ * Counts, on `meter`, every payload a codec of this process met unencrypted (refused, or allowed by
+ * TCR_ALLOW_PLAINTEXT_INPUT): tcr_plaintext_payload_decodes_total. Replaces an earlier observer.
+ */
+export function observePlaintextDecodes(meter: MetricMeter): () => void {
+  stopPlaintextCount?.();
+  const counter = meter.createCounter(
+    'tcr_plaintext_payload_decodes_total',
+    undefined,
+    'Payloads a codec met unencrypted (refused, or allowed during a migration window)',
+  );
+  const stop = onPlaintextDecode(() => counter.add(1));
+  stopPlaintextCount = () => {
+    stop();
+    stopPlaintextCount = undefined;
+  };
+  return stopPlaintextCount;
+}
 
 export interface RuntimeTelemetryInput {
   /** host:port for the Prometheus endpoint; undefined = no metrics exporter. */

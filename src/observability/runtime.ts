@@ -7,7 +7,7 @@ import { IllegalStateError } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
 import { createLogger, pinoTemporalLogger } from './logger.js';
-import { runtimeTelemetryOptions, workerObservabilityFromEnv } from './metrics.js';
+import { observePlaintextDecodes, runtimeTelemetryOptions, workerObservabilityFromEnv } from './metrics.js';
 import { observeRegistryAnswers } from './registry-answers.js';
 import { observeWriteBudget } from './write-budget-metrics.js';
 
@@ -40,6 +40,7 @@ export function installWorkerRuntime(
     // tcr_registry_answers_total, tcr_write_budget_* & co. on the same endpoint (the workflows' tcr_ metrics need nothing).
     observeRegistryAnswers(Runtime.instance().metricMeter);
     observeWriteBudget(Runtime.instance().metricMeter);
+    observePlaintextDecodes(Runtime.instance().metricMeter);
     logger.info(
       { metrics: `http://${obs.prometheusBindAddress}/metrics` },
       'worker metrics exporter listening',

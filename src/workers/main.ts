@@ -6,8 +6,8 @@
  * a signal, 1 the workers could not start or one failed (the message says what), 2 configuration.
  * The same life as `tcr worker` (src/workers/run-workers.ts, process-signals.ts).
  */
-import { dataConverter } from '../codec/data-converter.js';
-import { keyringFromEnv } from '../codec/key-file.js';
+import { dataConverter, requiredKeyringFromEnv } from '../codec/data-converter.js';
+import type { keyringFromEnv } from '../codec/key-file.js';
 import { messageOf } from '../common/error-message.js';
 import { ConfigError, describeWorkerConfig, loadWorkerConfig } from '../config/worker-config.js';
 import { installWorkerRuntime } from '../observability/runtime.js';
@@ -26,7 +26,7 @@ async function main(): Promise<number> {
   let metricsOn = false;
   try {
     config = loadWorkerConfig();
-    keys = keyringFromEnv();
+    keys = requiredKeyringFromEnv(process.env); // no keys: refused unless TCR_PAYLOAD_ENCRYPTION=off
     converter = dataConverter({ keyring: keys });
     metricsOn = installWorkerRuntime().prometheusBindAddress !== undefined; // metrics and JSON logs, before the first connection
   } catch (error) {

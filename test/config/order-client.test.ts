@@ -4,6 +4,7 @@
  * key switching TLS on, the earlier TEMPORAL_TLS_* names; a problem names the variable, never a value.
  */
 import { writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectOrderClient } from '../../src/config/order-client.js';
@@ -11,7 +12,8 @@ import { ConfigError } from '../../src/config/worker-config.js';
 import { connectOrderClient as exported } from '../../src/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const NO_TOML = { TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' };
+// These cases are about the connection settings; payload encryption is off for them (see below).
+const NO_TOML = { TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml', TCR_PAYLOAD_ENCRYPTION: 'off' };
 const API_KEY = 'order-client-api-key-never-print';
 
 describe('connectOrderClient', () => {
@@ -38,7 +40,7 @@ describe('connectOrderClient', () => {
   it('reads a temporal.toml profile, with the variables and the options over it', async () => {
     const file = join(tempDir('tcr-order-client-'), 'temporal.toml');
     writeFileSync(file, '[profile.prod]\naddress = "profile.example:7233"\nnamespace = "from-profile"\n');
-    const env = { TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' };
+    const env = { TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TCR_PAYLOAD_ENCRYPTION: 'off' };
     const fromProfile = await connectOrderClient({ lazy: true, env });
     expect(fromProfile.connection.options.address).toBe('profile.example:7233');
     expect(fromProfile.connection.options.credentials._isSecure()).toBe(false);
@@ -66,5 +68,46 @@ describe('connectOrderClient', () => {
       'TEMPORAL_ADDRESS: expected host:port',
       expect.stringMatching(/^TEMPORAL_TLS_CERT \/ TEMPORAL_TLS_KEY: set both/),
     ]);
+  });
+
+  it('refuses to connect without payload keys (encryption is required unless told off): nothing reaches Temporal', async () => {
+    // A stand-in frontend that counts who connects: an order must not get as far as a TCP connection.
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      for (const env of [
+        { TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml', TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
+        {
+          TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
+          TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+          TCR_PAYLOAD_ENCRYPTION: 'required',
+        },
+      ]) {
+        const error = await connectOrderClient({ env }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as ConfigError).message).toMatch(/TCR_PAYLOAD_KEYS_FILE.*TCR_PAYLOAD_ENCRYPTION/);
+      }
+      const bad = await connectOrderClient({
+        lazy: true,
+        env: { ...NO_TOML, TCR_PAYLOAD_ENCRYPTION: 'maybe' },
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect((bad as ConfigError).problems).toEqual([
+        expect.stringMatching(/^TCR_PAYLOAD_ENCRYPTION: expected required or off/),
+      ]);
+      expect(sockets).toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

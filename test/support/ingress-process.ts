@@ -36,6 +36,8 @@ export async function startIngressProcess(options: {
         TCR_INGRESS_HOST: '127.0.0.1',
         TCR_INGRESS_PORT: '0',
         TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
+        // The ingress's own behaviour, not payload keys, is under test here (test/codec covers those).
+        TCR_PAYLOAD_ENCRYPTION: 'off',
         ...options.env,
       },
       stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe'],

@@ -80,6 +80,7 @@ function tcrWorker(env: Record<string, string>, entry = TCR_WORKER): TcrProcess 
       TCR_WORKER_LOG_LEVEL: 'warn',
       TCR_PAYLOAD_KEYS_FILE: '',
       TCR_PAYLOAD_KEYS: '',
+      TCR_PAYLOAD_ENCRYPTION: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
