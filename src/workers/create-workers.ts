@@ -56,6 +56,8 @@ import {
   WORKFLOW_TASK_QUEUE,
 } from '../contracts/task-queues.js';
 import { WRITE_BUDGET_TASK_QUEUE, WRITE_BUDGET_WORKFLOW_TYPE } from '../contracts/write-budget.js';
+import { createOrderOutcomeActivities } from '../nexus/outcome-activities.js';
+import { orderSystemServiceHandler } from '../nexus/service.js';
 import type { Tracing } from '../observability/tracing.js';
 import { closeRegistryClients, type RegistryClient, registryClientFor } from '../registry/client.js';
 import { DEFAULT_RATE_LIMITS } from '../registry/rate-limiter.js';
@@ -233,6 +235,9 @@ export async function createWorkers(
     };
     await create({
       taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
+      // The order systems' Nexus service, and the activities of its outcome workflow (src/nexus).
+      nexusServices: [orderSystemServiceHandler],
+      activities: createOrderOutcomeActivities(),
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }

@@ -22,6 +22,7 @@ export { writeBudget } from './budget/write-budget.js';
 export { campaignWorkflow } from './campaign/workflow.js';
 export { estateImportWorkflow } from './estate/import.js';
 export { estateSweepWorkflow } from './estate/sweep.js';
+export { orderOutcomeWorkflow } from './nexus/order-outcome.js';
 export { parkedEvents } from './parked-events.js';
 export { vetWorkflow } from './vet/workflow.js';
 
