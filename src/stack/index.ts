@@ -13,6 +13,7 @@ import { dataConverter, failureConverterPath } from '../codec/data-converter.js'
 import { messageOf } from '../common/error-message.js';
 import { loadSweepConfig, type SweepConfig } from '../config/sweep-config.js';
 import type { WorkerConfig } from '../config/worker-config.js';
+import { EXAMPLE_ORDERS_NAMESPACE } from '../contracts/nexus-service.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   createIngressClient,
@@ -33,6 +34,7 @@ import {
   LOCAL_ACCOUNT_NAME,
   type LocalStackOptions,
 } from './options.js';
+import { type RunningOrderSystem, startExampleOrderSystem } from './order-system.js';
 import { isAddressInUse, portOrFree, startOnProbedPorts } from './ports.js';
 import { ProgressWatcher } from './progress.js';
 import { settleWithin } from './settle.js';
@@ -76,6 +78,8 @@ export interface LocalStack {
   control: SimulatorControl;
   /** What the example submission did (undefined with examples: false). */
   examples?: ExampleSubmission;
+  /** The example order system in namespace `orders` (undefined when off). */
+  orderSystem?: RunningOrderSystem;
   /** The progress watcher (undefined with progress: false). */
   progress?: ProgressWatcher;
   /** Stops everything, in order: progress, ingress, workers (graceful), simulator (flushes state), dev server. */
@@ -100,6 +104,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dataDir = options.dataDir ?? defaultDataDir();
   const namespace = options.namespace ?? 'default';
   mkdirSync(dataDir, { recursive: true });
+  // The example order system (namespace `orders`, examples/order-system) runs beside the examples.
+  const orderSystemOn = options.orderSystem ?? options.examples !== false;
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
     for (const step of cleanups.splice(0).reverse()) await step().catch(() => undefined);
@@ -138,6 +144,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             port: temporalPort,
             uiPort,
             namespace,
+            extraNamespaces: orderSystemOn ? [EXAMPLE_ORDERS_NAMESPACE] : [],
             dbFile: join(dataDir, 'temporal.sqlite'),
             uiCodecEndpoint: codec.uiEndpoint,
             output: options.devServerOutput ? 'inherit' : 'ignore',
@@ -286,6 +293,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       cleanups.push(() => settleWithin(pending, STOP_GRACE_MS));
     }
 
+    let orderSystem: RunningOrderSystem | undefined;
+    if (orderSystemOn) {
+      orderSystem = await startExampleOrderSystem({
+        address: devServer.address,
+        connection,
+        dataConverter: converter,
+        productNamespace: namespace,
+        examplesDir: options.examplesDir ?? defaultExamplesDir(),
+        ...(options.orderSystemBundle ? { workflowBundle: options.orderSystemBundle } : {}),
+        log,
+      });
+      const running = orderSystem;
+      cleanups.push(() => running.stop());
+    }
+
     const urls: LocalStackUrls = {
       webUi: devServer.uiUrl,
       codecServer: codec.server.url,
@@ -306,6 +328,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       control,
       ...(examples ? { examples } : {}),
       ...(progress ? { progress } : {}),
+      ...(orderSystem ? { orderSystem } : {}),
       stop() {
         stopping = true;
         stopped ??= cleanup();

@@ -30,6 +30,13 @@ export interface LocalStackOptions {
   strict?: boolean;
   /** Submit the bundled example orders on first start (default true). */
   examples?: boolean;
+  /**
+   * Run the example order system (namespace `orders`, the Nexus endpoint `tcr-orders`, its orders in
+   * examples/order-system/orders): default when `examples` is on.
+   */
+  orderSystem?: boolean;
+  /** A prebuilt bundle of examples/order-system/workflows.ts (tests). */
+  orderSystemBundle?: WorkflowBundleOption;
   /** Folder of the example orders (default examples/ of the project). */
   examplesDir?: string;
   /** Watch the workflows and report changes (default true). */

@@ -9,6 +9,8 @@ export interface DevServerStartOptions {
   port: number;
   uiPort: number;
   namespace: string;
+  /** More namespaces to create (e.g. the example order system's `orders`). */
+  extraNamespaces?: string[];
   /** SQLite file; undefined keeps the server's state in memory. */
   dbFile?: string;
   /** Where the server's own output goes (default: dropped). */
@@ -37,6 +39,7 @@ export async function startDevServer(opts: DevServerStartOptions): Promise<Runni
       ...(opts.dbFile !== undefined ? { dbFile: opts.dbFile } : {}),
     }),
     ...(opts.uiCodecEndpoint !== undefined ? ['--ui-codec-endpoint', opts.uiCodecEndpoint] : []),
+    ...(opts.extraNamespaces ?? []).flatMap((name) => ['--namespace', name]),
   ];
   const child: ChildProcess = spawn(temporalCliPath(), args, {
     stdio: ['ignore', opts.output ?? 'ignore', opts.output ?? 'ignore'],
