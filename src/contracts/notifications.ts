@@ -100,11 +100,15 @@ export interface UnsubscribeRequest {
   subscriptionId: string;
 }
 
-/** A durable wait: completes when the entity is in one of `phases` (or a final phase), or at `deadline`. */
+/**
+ * A durable wait: completes when the entity is in one of `phases` (or a final phase), or at its
+ * deadline: `deadline` (ISO time), or `withinMs` after the workflow accepts the wait (workflow time,
+ * so a caller's clock does not matter). One of the two; at most 400 days ahead.
+ */
 export interface WaitForPhaseRequest {
   phases: string[];
-  /** ISO time; at most 400 days ahead. */
-  deadline: string;
+  deadline?: string;
+  withinMs?: number;
 }
 
 export interface WaitForPhaseOutcome {
@@ -120,3 +124,12 @@ export const unsubscribeUpdate = defineUpdate<{ removed: boolean }, [Unsubscribe
 export const waitForPhaseUpdate = defineUpdate<WaitForPhaseOutcome, [WaitForPhaseRequest]>('waitForPhase');
 /** What a `WorkflowSubscriber` receives. */
 export const entityNotificationSignal = defineSignal<[EntityNotification]>('entityNotification');
+
+/** The task queue of the signed HTTP notification activity (src/activities/notifications.ts), apart from the registry's. */
+export const NOTIFICATIONS_TASK_QUEUE = 'notifications';
+/** How many subscriptions one brand or campaign holds. */
+export const SUBSCRIPTIONS_LIMIT = 20;
+/** The failure type of a waitForPhase the workflow could not keep across its continue-as-new: send it again, same update id. */
+export const WAIT_INTERRUPTED = 'WaitForPhaseContinuedAsNew';
+/** The failure type of a waitForPhase refused because its deadline had passed in workflow time. */
+export const WAIT_DEADLINE_PASSED = 'WaitForPhaseDeadlinePassed';

@@ -6,8 +6,10 @@
  * `brand`, each named (`brand.webSite: unknown field (did you mean website?)`): a misspelled optional
  * field is never dropped without a word. Lists and records are capped (src/registry/request-limits.ts).
  */
+
 import { z } from 'zod';
 import type { BrandWorkflowOptions } from '../contracts/brand.js';
+import type { Subscriber } from '../contracts/notifications.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
 import {
   describeFieldErrors,
@@ -124,4 +126,6 @@ export interface StartBrandOrderOptions {
   workflowOptions?: BrandWorkflowOptions;
   /** The clock the order's dated rules are decided by (default the real clock): ParseBrandOrderOptions. */
   now?: Date;
+  /** Subscribe this order system to the brand's notifications right after the start (id `order-notify`; src/orders/notifications.ts). */
+  notify?: Subscriber;
 }

@@ -9,6 +9,7 @@ import type { BrandRegistration } from '../../registry/schemas.js';
 import { emptyAuditTrail } from '../entity/audit.js';
 import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
+import type { NotifyState } from '../entity/notify.js';
 import {
   emptyOperationQueue,
   type OperationOutcome,
@@ -83,6 +84,8 @@ export interface BrandState {
   queue: OperationQueueState;
   faults: FaultState;
   loop: LoopState;
+  /** Order systems' subscriptions and the notifications not yet delivered (../entity/notify.ts). */
+  notify?: NotifyState;
 }
 
 /**

@@ -29,6 +29,7 @@ import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../..
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { parkedAccount } from '../entity/claim-parked.js';
 import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
+import { brandOutcome, setNotifications } from '../entity/notify.js';
 import { wakePriority } from '../entity/stubs.js';
 import { DEFAULT_PENDING_POLL, DEFAULT_STEADY_POLL_MS } from '../entity/wait.js';
 import { PATCHES } from '../patches.js';
@@ -51,6 +52,17 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   const ops = brandOperations(ctx, steps);
   const { stopVets, cancel, execute } = ops;
   setBrandHandlers(ctx);
+  const notifier = setNotifications({
+    entity: 'brand',
+    reference: input.reference,
+    state,
+    phase: () => status.phase,
+    isFinal: (phase) => brandPhases[phase as keyof typeof brandPhases]?.final ?? false,
+    needsAction: () => status.needsAction,
+    outcome: brandOutcome,
+    ids: (): Record<string, string> => (status.brandId ? { brandId: status.brandId } : {}),
+    audit,
+  });
 
   // -------------------------------------------------------------------------------------------
   // Run
@@ -125,6 +137,7 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
             : Promise.resolve()
           : registry.at(wakePriority(cause, status.phase === 'registering'), () => reconcile(cause)),
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CONTINUE_AS_NEW_HISTORY_LENGTH,
+      beforeContinueAsNew: notifier.beforeContinueAsNew,
       continueAsNew: () => {
         // The registration travels only inside the state, and only until the brand is registered.
         const { registration: _atStart, adopt: _adopted, ...next } = input;
@@ -143,6 +156,7 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   // (an update left unfinished would answer its caller "not found").
   queue.drain(status.phase, 'cancelled', `the brand is ${status.phase}`);
   delete status.waitingFor;
+  await CancellationScope.nonCancellable(() => notifier.flush());
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return {
     phase: status.phase,

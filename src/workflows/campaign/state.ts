@@ -14,6 +14,7 @@ import type { CampaignSnapshot, MnoMetadataRecord } from '../../contracts/campai
 import { emptyAuditTrail } from '../entity/audit.js';
 import type { CarriedDelivery } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState } from '../entity/loop.js';
+import type { NotifyState } from '../entity/notify.js';
 import { emptyOperationQueue, type OperationQueueState } from '../entity/operations.js';
 import { emptyFaultState, type FaultState } from '../entity/registry-call.js';
 import type { UpdateRecord } from '../entity/update-once.js';
@@ -76,6 +77,8 @@ export interface CampaignState {
   queue: OperationQueueState;
   faults: FaultState;
   loop: LoopState;
+  /** Order systems' subscriptions and the notifications not yet delivered (../entity/notify.ts). */
+  notify?: NotifyState;
 }
 
 /**

@@ -34,6 +34,7 @@ import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../..
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { parkedAccount } from '../entity/claim-parked.js';
 import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
+import { campaignOutcome, setNotifications } from '../entity/notify.js';
 import { wakePriority } from '../entity/stubs.js';
 import type { BackoffSchedule } from '../entity/wait.js';
 import { campaignApply } from './apply.js';
@@ -57,6 +58,21 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   const ops = campaignOperations(ctx, apply, steps);
   const { cancel, execute } = ops;
   setCampaignHandlers(ctx, apply, ops);
+  const notifier = setNotifications({
+    entity: 'campaign',
+    reference: status.reference,
+    state,
+    phase: () => status.phase,
+    isFinal: (phase) => table[phase as keyof typeof table]?.final ?? false,
+    needsAction: () => status.needsAction,
+    outcome: campaignOutcome,
+    reason: () => (status.phase === 'refused' ? status.refusal?.reason : undefined),
+    ids: () => ({
+      ...(status.brandId ? { brandId: status.brandId } : {}),
+      ...(status.campaignId ? { campaignId: status.campaignId } : {}),
+    }),
+    audit,
+  });
 
   // -------------------------------------------------------------------------------------------
   // Run
@@ -158,6 +174,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
       deadline,
       onDeadline,
       continueAsNewAt: opts.continueAsNewAtHistoryLength ?? DEFAULT_CAMPAIGN_CONTINUE_AS_NEW_HISTORY_LENGTH,
+      beforeContinueAsNew: notifier.beforeContinueAsNew,
       continueAsNew: () => {
         // The campaign fields travel only inside the state, and only until the campaign is created.
         const { campaign: _atStart, adopt: _adopted, ...next } = input;
@@ -175,6 +192,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   // returns it before the workflow ends.
   queue.drain(status.phase, 'cancelled', `the campaign is ${status.phase}`);
   delete status.waitingFor;
+  await CancellationScope.nonCancellable(() => notifier.flush());
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return {
     phase: status.phase,

@@ -81,6 +81,8 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   /** The deadline passed: act on it (may call the registry; the loop awaits it). */
   onDeadline?(): void | Promise<void>;
   continueAsNewAt: number;
+  /** Called when the loop is about to continue as new, before it waits for the handlers to finish. */
+  beforeContinueAsNew?(): void;
   /** Continues as new with the carried state (the loop has already audited it and stored the delivery ids). */
   continueAsNew(): Promise<never>;
 }
@@ -206,6 +208,7 @@ async function loop<P extends string, K extends string>(
     if (info.continueAsNewSuggested || info.historyLength >= spec.continueAsNewAt) {
       // Handlers still running are waiting for outcomes already recorded, or for an operation that
       // arrives now: run that first (never wait on a handler that waits on us).
+      spec.beforeContinueAsNew?.();
       await condition(() => allHandlersFinished() || spec.queue.hasPending);
       if (spec.queue.hasPending) {
         cause = 'operator';
