@@ -112,14 +112,14 @@ export function correctBrand(
   const schema = StrictCorrectBrandRequestSchema;
   return brands.update(client, reference, correctBrandUpdate, what, schema, request, opts);
 }
-export function revetBrand(
+export async function revetBrand(
   client: Client,
   reference: EntityRef,
   opts: SteeringOptions = {},
 ): Promise<BrandOperationOutcome> {
-  const options = steeringUpdateOptions('revet', undefined, opts);
+  const { updateId } = steeringUpdateOptions('revet request', undefined, opts);
   return brands.withHandle(client, reference, (h) =>
-    h.executeUpdate(revetUpdate, options.updateId ? { updateId: options.updateId } : {}),
+    h.executeUpdate(revetUpdate, updateId !== undefined ? { updateId } : {}),
   );
 }
 export function appealBrand(
