@@ -4,15 +4,25 @@
  * messages and stack traces) is replaced by an AES-256-GCM encryption of the whole original payload
  * (metadata included), under the keyring's current key, with the key's id in clear in the metadata.
  *
- *   metadata: { encoding: "binary/encrypted", "encryption-key-id": "<id>" }
- *   data:     12-byte IV | ciphertext | 16-byte tag
+ *   metadata: { encoding: "binary/encrypted", "encryption-key-id": "<id>", "encryption-envelope": "2" }
+ *   data:     32-byte salt | 12-byte IV | ciphertext | 16-byte tag
+ *
+ * Version 2 (written since issue 35): AES-256-GCM under a subkey HKDF-SHA256(key, salt, info), with
+ * the envelope version and key id as associated data, so a ciphertext cannot be relabelled to another
+ * key id. Each codec draws a random 256-bit salt and derives a new subkey after DEFAULT_SUBKEY_LIMIT
+ * (2^32) encryptions, so no AES key ever sees more random 96-bit IVs than NIST's bound, however many
+ * payloads the key file's key encrypts. NOT bound: the workflow id (the SDK's serialization context is
+ * experimental and absent on some decode paths, e.g. the codec server), so a ciphertext copied into
+ * another workflow of the same namespace still decodes there.
+ * Version 1 (no "encryption-envelope"; 12-byte IV | ciphertext | tag under the key itself) is read,
+ * never written.
  *
  * Decoding uses the key its payload names, so payloads written before a rotation still decode. A
  * payload that is not encrypted (a history from before encryption was switched on) is counted, and
  * refused by a codec made with `plaintextInput: 'refuse'` (the worker, the ingress and order clients
  * started from their environment, unless TCR_ALLOW_PLAINTEXT_INPUT=true).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 // @temporalio/proto is CommonJS: Node's ESM loader gives it a default export only (a named import
 // works under vitest but not from dist/).
@@ -21,12 +31,21 @@ import type { Keyring } from './keyring.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
+/** Present (value `2`) on version 2 envelopes; absent on version 1 (read, never written). */
+export const ENVELOPE_METADATA = 'encryption-envelope';
+const SALT_BYTES = 32;
+/**
+ * Encryptions under one derived subkey before a new one is derived: 2^32, NIST SP 800-38D's bound for
+ * random 96-bit IVs under one AES key.
+ */
+export const DEFAULT_SUBKEY_LIMIT = 2 ** 32;
 const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 const PayloadProto = proto.temporal.api.common.v1.Payload;
 const encryptedEncoding = Buffer.from(ENCRYPTED_ENCODING);
+const envelopeV2 = Buffer.from('2');
 
 export class PayloadDecryptionError extends Error {
   override name = 'PayloadDecryptionError';
@@ -51,6 +70,17 @@ export interface EncryptionCodecOptions {
   /** Default 'allow' (the codec server and the CLI read old histories); processes started from their
    * environment refuse (TCR_ALLOW_PLAINTEXT_INPUT, src/codec/data-converter.ts). */
   plaintextInput?: PlaintextInput;
+  /** Encryptions per derived subkey before a new salt (default DEFAULT_SUBKEY_LIMIT; tests lower it). */
+  subkeyLimit?: number;
+}
+
+/** What a version 2 ciphertext is bound to (AES-GCM associated data): the envelope version and key id. */
+function associatedData(keyId: string): Buffer {
+  return Buffer.from(`tcr-payload-v2\0${keyId}`);
+}
+
+function subkey(key: Buffer, salt: Buffer, keyId: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, salt, associatedData(keyId), 32));
 }
 
 let plaintextDecodes = 0;
@@ -69,12 +99,27 @@ export function onPlaintextDecode(listener: () => void): () => void {
 
 export class EncryptionCodec implements PayloadCodec {
   private readonly plaintextInput: PlaintextInput;
+  private readonly subkeyLimit: number;
+  private readonly subkeys = new Map<string, { salt: Buffer; key: Buffer; used: number }>();
 
   constructor(
     private readonly keyring: Keyring,
     options: EncryptionCodecOptions = {},
   ) {
     this.plaintextInput = options.plaintextInput ?? 'allow';
+    this.subkeyLimit = options.subkeyLimit ?? DEFAULT_SUBKEY_LIMIT;
+  }
+
+  /** The subkey for the current key, a new one (new random salt) once the last reached its limit. */
+  private currentSubkey(id: string, key: Buffer): { salt: Buffer; key: Buffer } {
+    let entry = this.subkeys.get(id);
+    if (!entry || entry.used >= this.subkeyLimit) {
+      const salt = randomBytes(SALT_BYTES);
+      entry = { salt, key: subkey(key, salt, id), used: 0 };
+      this.subkeys.set(id, entry);
+    }
+    entry.used += 1;
+    return entry;
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
@@ -87,12 +132,18 @@ export class EncryptionCodec implements PayloadCodec {
 
   encrypt(payload: Payload): Payload {
     const { id, key } = this.keyring.current;
+    const sub = this.currentSubkey(id, key);
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv(CIPHER, key, iv);
+    const cipher = createCipheriv(CIPHER, sub.key, iv);
+    cipher.setAAD(associatedData(id));
     const plain = PayloadProto.encode(payload).finish();
-    const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    const data = Buffer.concat([sub.salt, iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return {
-      metadata: { encoding: encryptedEncoding, [KEY_ID_METADATA]: Buffer.from(id) },
+      metadata: {
+        encoding: encryptedEncoding,
+        [KEY_ID_METADATA]: Buffer.from(id),
+        [ENVELOPE_METADATA]: envelopeV2,
+      },
       data,
     };
   }
@@ -114,11 +165,22 @@ export class EncryptionCodec implements PayloadCodec {
       throw new PayloadDecryptionError(
         `payload encrypted with key '${id}', which is not in the keyring (have: ${this.keyring.ids().join(', ')})`,
       );
+    const envelope = payload.metadata?.[ENVELOPE_METADATA];
+    const version = envelope ? Buffer.from(envelope).toString('utf8') : '1';
+    if (version !== '1' && version !== '2')
+      throw new PayloadDecryptionError(`encrypted payload (key '${id}') of unknown envelope version`);
+    const saltBytes = version === '2' ? SALT_BYTES : 0;
     const data = payload.data ?? new Uint8Array();
-    if (data.length < IV_BYTES + TAG_BYTES)
+    if (data.length < saltBytes + IV_BYTES + TAG_BYTES)
       throw new PayloadDecryptionError(`encrypted payload (key '${id}') is too short`);
-    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const decipher = createDecipheriv(CIPHER, key, bytes.subarray(0, IV_BYTES));
+    const all = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const bytes = all.subarray(saltBytes);
+    const decipher = createDecipheriv(
+      CIPHER,
+      version === '2' ? subkey(key, all.subarray(0, SALT_BYTES), id) : key,
+      bytes.subarray(0, IV_BYTES),
+    );
+    if (version === '2') decipher.setAAD(associatedData(id));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     let plain: Buffer;
     try {
