@@ -133,6 +133,12 @@ export {
   referencePattern,
   vetWorkflowId,
 } from './contracts/ids.js';
+export type {
+  EntityNotification,
+  OrderOutcome,
+  Subscriber,
+  WaitForPhaseOutcome,
+} from './contracts/notifications.js';
 export type { OperationOutcome, OperationOutcomeKind, RegistryErrorEntry } from './contracts/operations.js';
 export { type ParkedEventsView, parkedEventsQuery } from './contracts/parked-events.js';
 export {
@@ -197,6 +203,13 @@ export {
   waitForCampaignPhase,
 } from './orders/campaign-orders.js';
 export { type ImportRequest, importStatus, startImport } from './orders/estate-client.js';
+export {
+  type SubscribeRequestInput,
+  subscribeTo,
+  unsubscribeFrom,
+  type WaitOptions,
+  waitForEntityPhase,
+} from './orders/notifications.js';
 // Operator requests are parsed at the edge; a bad one is refused before anything is sent.
 export { parseRequest, RequestValidationError } from './orders/operator-requests.js';
 export { type EntityRef, refName, setOrderAccounts } from './orders/order-client.js';
