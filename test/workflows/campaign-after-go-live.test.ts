@@ -10,6 +10,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignStatus } from '../../src/contracts/campaign.js';
+import { correctBrand, getBrandStatus } from '../../src/orders/brand-client.js';
 import { cancelCampaign, getCampaignStatus, updateCampaign } from '../../src/orders/campaign-orders.js';
 import {
   type CampaignBench,
@@ -31,7 +32,12 @@ beforeAll(async () => {
   env = await timeSkippingEnv();
   ({ bench, brandReference } = await startSpecCampaignBench(env, handles));
 });
-afterAll(() => closeCampaignBench(handles, bench, env));
+/** Benches closed before the strict one replaced them. */
+const earlier: CampaignBench[] = [];
+afterAll(async () => {
+  for (const b of earlier) await b.close();
+  await closeCampaignBench(handles, bench, env);
+});
 
 /** Ordered, shared with a DCA, accepted: running. */
 async function running() {
@@ -153,5 +159,48 @@ describe('cancel of a created campaign', () => {
     expect(off.phase).toBe('winding-down');
     expect(off.needsAction.map((a) => a.key)).not.toContain('registry-error');
     expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
+  });
+});
+
+// Last in the file: it sends the file's brand back through verification.
+describe('a brand change after ready (update groups)', () => {
+  it('group 5 (address) on a ready brand: UNVERIFIED, the brand leaves ready for a revet; its running campaign runs on', async () => {
+    const { reference, campaignId } = await running();
+    const outcome = await correctBrand(env.client, brandReference, { patch: { street: '2 New St' } });
+    expect(outcome).toMatchObject({ outcome: 'done', phase: 'needs-correction' });
+    const brand = await getBrandStatus(env.client, brandReference);
+    expect(brand.identityStatus).toBe('UNVERIFIED');
+    expect(brand.needsAction.map((a) => a.key)).toContain('identity');
+    // The registry does not deactivate an existing campaign for an UNVERIFIED brand (spec: only an
+    // expired political vet does): the campaign stays running and ACTIVE.
+    expect((await registryRecord(campaignId)).status).toBe('ACTIVE');
+    expect((await getCampaignStatus(env.client, reference)).phase).toBe('running');
+    const revetted = await correctBrand(env.client, brandReference, {
+      patch: { city: 'Springfield' },
+      revet: true,
+    });
+    expect(revetted.phase).toBe('ready');
+  });
+});
+
+// A registry that answers only what the spec documents (the simulator's strict mode).
+describe('strict registry (only the spec fields)', () => {
+  beforeAll(async () => {
+    await Promise.allSettled(handles.splice(0).map((h) => h.terminate('next bench')));
+    earlier.push(bench);
+    ({ bench, brandReference } = await startSpecCampaignBench(env, handles, { strict: true }));
+  });
+
+  it('update autoRenewal=false, then cancel: renewal off, winding-down, expired once the registry expires it', async () => {
+    const { reference, handle, campaignId } = await running();
+    const updated = await updateCampaign(env.client, reference, { changes: { autoRenewal: false } });
+    expect(updated).toMatchObject({ outcome: 'done', phase: 'running' });
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
+    const outcome = await cancelCampaign(env.client, reference, 'strict');
+    expect(outcome).toMatchObject({ outcome: 'done', phase: 'winding-down' });
+    await bench.control.expireCampaign(campaignId);
+    await deliver(handle, { eventType: 'CAMPAIGN_EXPIRED', campaignId, campaignReferenceId: reference });
+    const expired = await until(reference, (s) => s.phase === 'expired');
+    expect(expired.cancelReason).toBe('strict');
   });
 });
