@@ -14,6 +14,8 @@ import {
   type NexusCampaignOrder,
   type OrderResult,
   orderSystemService,
+  type StatusRequest,
+  type StatusResult,
 } from '../../src/contracts/nexus-service.js';
 
 export interface FulfilmentOrder {
@@ -49,4 +51,16 @@ export async function orderFulfilmentWorkflow(order: FulfilmentOrder): Promise<F
   if (campaign.outcome !== 'running') return { fulfilled: false, brand, campaign, why: because(campaign) }; // tell the customer
   // Provision the numbers here (an activity of the order system).
   return { fulfilled: true, brand, campaign };
+}
+
+/** Where a registration stands, at once (the synchronous `status` operation). */
+export async function orderStatusWorkflow(
+  request: StatusRequest & { endpoint?: string },
+): Promise<StatusResult> {
+  const tcr = createNexusServiceClient({
+    endpoint: request.endpoint ?? DEFAULT_ORDER_ENDPOINT,
+    service: orderSystemService,
+  });
+  const { endpoint: _, ...status } = request;
+  return tcr.executeOperation('status', status);
 }

@@ -3,11 +3,12 @@
  * `orders` order a brand and a campaign through the Nexus service and complete with the outcome:
  * `running` for a good campaign, `declined` with the partner's reason for the other.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FulfilmentResult } from '../../examples/order-system/workflows.js';
+import { EXAMPLE_ORDERS_TASK_QUEUE } from '../../src/contracts/nexus-service.js';
 import type { LocalStack } from '../../src/stack/index.js';
 import { defaultExamplesDir } from '../../src/stack/options.js';
 import { orderSystemWorkflowsPath } from '../../src/stack/order-system.js';
@@ -53,4 +54,48 @@ describe('the example order system through the Nexus service', () => {
     });
     expect(declined.why).toMatch(/DECLINE/);
   }, 80_000);
+
+  it('answers status at once, and refuses a bad order naming the field, nothing started', async () => {
+    const client = stack.orderSystem?.client;
+    if (!client) throw new Error('no order system');
+    const status = await client.workflow.execute('orderStatusWorkflow', {
+      workflowId: 'status/orders-acme',
+      taskQueue: EXAMPLE_ORDERS_TASK_QUEUE,
+      args: [{ entity: 'brand', account: 'local', reference: 'orders-acme' }],
+    });
+    expect(status).toMatchObject({
+      entity: 'brand',
+      reference: 'orders-acme',
+      outcome: 'ready',
+      phase: 'ready',
+    });
+
+    const good = JSON.parse(
+      readFileSync(join(defaultExamplesDir(), 'order-system/orders/acme-alerts.json'), 'utf8'),
+    );
+    const { website, ...brand } = good.brand.brand;
+    const bad = { brand: { ...good.brand, reference: 'orders-bad', brand: { ...brand, webSite: website } } };
+    const failure = await client.workflow
+      .execute('orderFulfilmentWorkflow', {
+        workflowId: 'fulfilment/bad',
+        taskQueue: EXAMPLE_ORDERS_TASK_QUEUE,
+        args: [bad],
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(causes(failure)).toMatch(/brand\.webSite: unknown field/);
+    await expect(stack.client.workflow.getHandle('brand/local/orders-bad').describe()).rejects.toThrow(
+      /not found/i,
+    );
+  }, 60_000);
 });
+
+/** An error's messages down its cause chain. */
+function causes(error: unknown): string {
+  const out: string[] = [];
+  for (let e = error as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    out.push(String(e.message));
+  return out.join(' <- ');
+}
