@@ -112,6 +112,23 @@ const cases: {
     action: 'resubmitted',
   },
   {
+    argv: [
+      'campaign',
+      'update',
+      'c1',
+      '--set',
+      'autoRenewal=false',
+      '--set',
+      'mnoIDs=10017,10035',
+      '--answers',
+      'nudge-X',
+    ],
+    workflowId: 'campaign/local/c1',
+    update: 'update',
+    args: [{ changes: { autoRenewal: false, mnoIDs: [10017, 10035] }, answers: 'nudge-X' }],
+    action: 'updated',
+  },
+  {
     argv: ['campaign', 'share', 'c1', '--partner', 'SFHGR'],
     workflowId: 'campaign/local/c1',
     update: 'shareWith',
@@ -140,6 +157,23 @@ const cases: {
     action: 'acknowledged',
   },
 ];
+
+describe('tcr campaign update: --set values read by the field type', () => {
+  it('a value that is not of the field type, or an unknown field, is refused naming it, nothing sent', async () => {
+    const env = { USER: 'alice', TCR_ACCOUNT: 'local' };
+    for (const [set, named] of [
+      ['autoRenewal=maybe', 'changes.autoRenewal'],
+      ['mnoIDs=1,x', 'changes.mnoIDs'],
+      ['colour=red', 'changes.colour'],
+    ] as const) {
+      const rec = recordingClient(done);
+      const run = await tcr(['campaign', 'update', 'c1', '--set', set], { client: rec.client, env });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(named);
+      expect(rec.calls).toEqual([]);
+    }
+  });
+});
 
 describe('operator action commands', () => {
   for (const c of cases)

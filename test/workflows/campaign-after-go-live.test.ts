@@ -23,17 +23,17 @@ import {
 import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
+const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
+/** Benches closed before the strict one replaced them. */
+const earlier: CampaignBench[] = [];
 let env: TestWorkflowEnvironment;
 let bench: CampaignBench;
 let brandReference: string;
-const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
 
 beforeAll(async () => {
   env = await timeSkippingEnv();
   ({ bench, brandReference } = await startSpecCampaignBench(env, handles));
 });
-/** Benches closed before the strict one replaced them. */
-const earlier: CampaignBench[] = [];
 afterAll(async () => {
   for (const b of earlier) await b.close();
   await closeCampaignBench(handles, bench, env);
