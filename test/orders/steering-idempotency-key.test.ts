@@ -1,4 +1,5 @@
 /**
+ * (Replaces test/orders/vet-idempotency-key.test.ts: the vet requests are two of these calls.)
  * Every steering call of the order API takes the caller's idempotency key (issue 34, item 1) and sends
  * it as the Temporal update id, so the same key twice is answered with the first outcome (here by a
  * client that answers an update id it saw with its first outcome, as the workflows do); a malformed key
@@ -95,6 +96,13 @@ describe('order API steering calls: the idempotency key', () => {
         { update, updateId: 'order-system-1' },
       ]);
     });
+
+  it('without a key, the client makes its own (no update id sent by the order API)', async () => {
+    const fake = onceClient();
+    await orderVet(fake.client, 'acme', { evpId: 'AEGIS', vettingClass: 'ENHANCED' });
+    await approveCampaignFee(fake.client, 'c1', { approvedBy: 'ops' });
+    expect(fake.sent).toEqual([{ update: 'orderVet' }, { update: 'approveFee' }]);
+  });
 
   for (const [update, call] of calls)
     it(`${update}: a malformed key is refused naming idempotencyKey, nothing sent`, async () => {

@@ -33,6 +33,7 @@ import {
   revetBrand,
   startBrandOrder,
 } from '../../src/orders/index.js';
+import { idleCampaignIn, within } from '../fixtures/answers.js';
 import {
   type CampaignBench,
   type CampaignCallSite,
@@ -51,22 +52,6 @@ import {
   withWorkers,
 } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
-
-/** Real time an answer may take before the test calls it a hang. */
-const ANSWER_MS = 20_000;
-
-/** `promise`'s value, or a failure naming `what` if it has not settled within ANSWER_MS. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ANSWER_MS / 1000} s`)), ANSWER_MS);
-  });
-  try {
-    return await Promise.race([promise, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The workflow has closed (its result came), and is no longer Running. */
 async function expectEnded(handle: WorkflowHandle): Promise<unknown> {
@@ -257,17 +242,8 @@ describe('campaign: a Temporal cancellation during an operator operation', () =>
   }
 
   /** Waits (real time) until the campaign is in `phase` with its loop idle (waiting for a wake). */
-  async function idleIn(reference: string, phase: CampaignPhase): Promise<CampaignStatus> {
-    const deadline = Date.now() + 15_000;
-    let last: CampaignStatus | undefined;
-    for (;;) {
-      last = await getCampaignStatus(env.client, reference).catch(() => last);
-      if (last && last.waitingFor !== undefined && last.phase === phase) return last;
-      if (Date.now() > deadline)
-        throw new Error(`campaign ${reference}: not idle in ${phase} (${last?.phase})`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const idleIn = (reference: string, phase: CampaignPhase): Promise<CampaignStatus> =>
+    idleCampaignIn(env.client, reference, phase);
 
   /** Created and shared, then DECLINED at the registry with its webhook: share-declined. */
   async function declined() {

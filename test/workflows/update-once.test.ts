@@ -11,12 +11,9 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignPhase } from '../../src/contracts/campaign.js';
-import {
-  approveCampaignFee,
-  type CampaignStatus,
-  getCampaignStatus,
-} from '../../src/orders/campaign-orders.js';
+import { approveCampaignFee, getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import { REGISTRY_CALL_ATTEMPTS } from '../../src/workflows/entity/stubs.js';
+import { idleCampaignIn, within } from '../fixtures/answers.js';
 import {
   type CampaignBench,
   closeCampaignBench,
@@ -25,20 +22,6 @@ import {
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
-
-const ANSWER_MS = 20_000;
-
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ANSWER_MS / 1000} s`)), ANSWER_MS);
-  });
-  try {
-    return await Promise.race([promise, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 let env: TestWorkflowEnvironment;
 let bench: CampaignBench;
@@ -60,18 +43,7 @@ async function order(opts: Parameters<typeof orderBenchCampaign>[2] = {}) {
   return { reference, handle };
 }
 
-/** Waits (real time) until the campaign is in `phase` with its loop idle (waiting for a wake). */
-async function idleIn(reference: string, phase: CampaignPhase): Promise<CampaignStatus> {
-  const deadline = Date.now() + 15_000;
-  let last: CampaignStatus | undefined;
-  for (;;) {
-    last = await getCampaignStatus(env.client, reference).catch(() => last);
-    if (last && last.waitingFor !== undefined && last.phase === phase) return last;
-    if (Date.now() > deadline)
-      throw new Error(`campaign ${reference}: not idle in ${phase} (${last?.phase})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const idleIn = (reference: string, phase: CampaignPhase) => idleCampaignIn(env.client, reference, phase);
 
 async function registrationFees(campaignId: string | undefined) {
   return (await bench.control.ledger()).filter(
