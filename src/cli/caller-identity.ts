@@ -4,7 +4,7 @@
  * the update's `acceptedRequest.meta.identity`), so a fee approval's history shows, beside the
  * `approvedBy` the operator typed, who sent it: the OS user and host of the `tcr` process and, when
  * the connection uses an mTLS client certificate, that certificate's subject, the identity the
- * frontend authenticated (TEMPORAL_TLS_REQUIRE_CLIENT_AUTH). Limits: docs/going-live.md,
+ * frontend authenticated when it requires client certificates. Limits: docs/going-live.md,
  * "Who approved a fee".
  */
 import { X509Certificate } from 'node:crypto';
