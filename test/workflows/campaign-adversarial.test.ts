@@ -266,7 +266,7 @@ describe('one writer per campaign', () => {
 
 describe('cancel during the billed creation', () => {
   for (const how of ['operator', 'temporal'] as const)
-    it(`${how}: the create finishes and is recorded; the campaign ends cancelled, billed once`, async () => {
+    it(`${how}: the create finishes and is recorded; billed once; the operator's cancel winds it down until it expires`, async () => {
       const held = bench.faults.hold('createCampaign');
       const { reference, handle } = await order();
       await held.entered();
@@ -274,13 +274,20 @@ describe('cancel during the billed creation', () => {
         const cancelling = cancelCampaign(env.client, reference, 'customer withdrew');
         await waitFor(handle, (s) => s.pendingOperations.includes('cancel'));
         held.release();
-        expect(await cancelling).toMatchObject({ outcome: 'done', phase: 'cancelled' });
+        // Created by the create it was queued behind: renewal off at the registry, watched until it
+        // expires (a Temporal cancellation ends the workflow at once).
+        const cancelled = await cancelling;
+        expect(cancelled).toMatchObject({ outcome: 'done', phase: 'winding-down' });
+        const campaignId = cancelled.ids!.campaignId!;
+        expect((await bench.registry.getCampaign(campaignId)).autoRenewal).toBe(false);
+        await bench.control.expireCampaign(campaignId);
+        await deliver(handle, { eventType: 'CAMPAIGN_EXPIRED', campaignId, campaignReferenceId: reference });
       } else {
         await handle.cancel();
         held.release();
       }
       const result = (await handle.result()) as CampaignResult;
-      expect(result).toMatchObject({ phase: 'cancelled', billed: true });
+      expect(result).toMatchObject({ phase: how === 'operator' ? 'expired' : 'cancelled', billed: true });
       expect(result.campaignId).toEqual(expect.any(String));
       expect(await campaignsAtRegistry(reference)).toHaveLength(1);
       expect(await feesFor(result.campaignId!)).toHaveLength(1);
