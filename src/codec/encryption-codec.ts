@@ -27,6 +27,11 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 // @temporalio/proto is CommonJS: Node's ESM loader gives it a default export only (a named import
 // works under vitest but not from dist/).
 import proto from '@temporalio/proto';
+import {
+  onPlaintextDecode,
+  plaintextDecodeCount,
+  recordPlaintextDecode,
+} from '../common/plaintext-decodes.js';
 import type { Keyring } from './keyring.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -83,19 +88,7 @@ function subkey(key: Buffer, salt: Buffer, keyId: string): Buffer {
   return Buffer.from(hkdfSync('sha256', key, salt, associatedData(keyId), 32));
 }
 
-let plaintextDecodes = 0;
-const plaintextListeners = new Set<() => void>();
-
-/** Plaintext payloads met by any codec of this process (allowed or refused). */
-export function plaintextDecodeCount(): number {
-  return plaintextDecodes;
-}
-
-/** Calls `listener` on each plaintext payload a codec meets (the metric). Returns an unsubscribe. */
-export function onPlaintextDecode(listener: () => void): () => void {
-  plaintextListeners.add(listener);
-  return () => plaintextListeners.delete(listener);
-}
+export { onPlaintextDecode, plaintextDecodeCount };
 
 export class EncryptionCodec implements PayloadCodec {
   private readonly plaintextInput: PlaintextInput;
@@ -150,8 +143,7 @@ export class EncryptionCodec implements PayloadCodec {
 
   decrypt(payload: Payload): Payload {
     if (!isEncrypted(payload)) {
-      plaintextDecodes += 1;
-      for (const listener of plaintextListeners) listener();
+      recordPlaintextDecode();
       if (this.plaintextInput === 'refuse')
         throw new PayloadDecryptionError(
           'payload is not encrypted, and this process has payload keys: refusing plaintext input (set TCR_ALLOW_PLAINTEXT_INPUT=true only for a migration window, while histories from before encryption are still read)',

@@ -9,7 +9,7 @@
 import type { MetricMeter, Logger as TemporalLogger } from '@temporalio/common';
 import type { RuntimeOptions } from '@temporalio/worker';
 import { z } from 'zod';
-import { onPlaintextDecode } from '../codec/encryption-codec.js';
+import { onPlaintextDecode } from '../common/plaintext-decodes.js';
 import type { PinoLevel } from './logger.js';
 import { WRITE_BUDGET_WAIT_BUCKETS } from './write-budget-metrics.js';
 
