@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignPhase } from '../../src/contracts/campaign.js';
 import { approveCampaignFee, getCampaignStatus } from '../../src/orders/campaign-orders.js';
+import { correctBrand } from '../../src/orders/index.js';
 import { REGISTRY_CALL_ATTEMPTS } from '../../src/workflows/entity/stubs.js';
 import { idleCampaignIn, within } from '../fixtures/answers.js';
 import {
@@ -20,7 +21,8 @@ import {
   orderBenchCampaign,
   startSpecCampaignBench,
 } from '../fixtures/campaign-env.js';
-import { recordHistory } from '../fixtures/workflow-harness.js';
+import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
+import { recordHistory, waitForStatus, withWorkers } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 let env: TestWorkflowEnvironment;
@@ -141,5 +143,38 @@ describe('truthful outcomes', () => {
     expect(after.feeApprovedBy).toBe('ops');
     expect(await registrationFees(after.campaignId)).toHaveLength(1);
     expect(handle.workflowId).toContain(reference);
+  });
+});
+
+describe('brand updates once', () => {
+  it('two identical corrections at once under different keys: one write; the first key after a continue-as-new: the first outcome', async () => {
+    const fake = new FakeRegistry();
+    await withWorkers(env, fake.activities(), async ({ orderBrand }) => {
+      const { reference, handle } = await orderBrand({
+        until: (s) => s.phase === 'ready',
+        workflowOptions: { continueAsNewAtHistoryLength: 40 },
+      });
+      const patch = { patch: { businessContactEmail: 'ops@acme.example' } };
+      const gate = fake.block('updateBrand');
+      const first = correctBrand(env.client, reference, patch, { idempotencyKey: 'fix-1' });
+      await within(gate.reached, 'updateBrand reached');
+      const second = correctBrand(env.client, reference, patch, { idempotencyKey: 'fix-2' });
+      second.catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      gate.release();
+      const [a, b] = await within(Promise.all([first, second]), 'both corrections');
+      expect(a.outcome).toBe('done');
+      expect(b).toEqual(a);
+      expect(fake.callCount('updateBrand')).toBe(1);
+      await waitForStatus(handle, (s) => s.runs > 1 && s.pendingOperations.length === 0);
+      const again = await within(
+        correctBrand(env.client, reference, patch, { idempotencyKey: 'fix-1' }),
+        'correction after continue-as-new',
+      );
+      expect(again).toEqual(a);
+      expect(fake.callCount('updateBrand')).toBe(1);
+      // The Java test server keeps update ids per workflow id (see vet-once.test.ts): end by termination.
+      await handle.terminate('test finished');
+    });
   });
 });
