@@ -17,14 +17,8 @@ import { subscribeUpdate, unsubscribeUpdate } from '../contracts/notifications.j
 import { getBrandStatus } from '../orders/brand-client.js';
 import { orderResultOfStatus, readStatus } from './status.js';
 
-const finalVetStates: readonly VetState[] = [
-  'active',
-  'failed',
-  'expired',
-  'timed-out',
-  'rejected',
-  'cancelled',
-];
+/** A vet in any other state (active, failed, expired, timed-out, rejected, cancelled) has settled. */
+const openVetStates: readonly VetState[] = ['ordering', 'pending', 'under-review'];
 
 /** The entity's workflow is closed (it takes no updates) or was never started. */
 async function closedOrMissing(client: Client, s: OutcomeSubscription) {
@@ -100,7 +94,7 @@ export function createOrderOutcomeActivities(client?: Client): OrderOutcomeActiv
           'VetNotFound',
         );
       return {
-        settled: finalVetStates.includes(vet.state),
+        settled: !openVetStates.includes(vet.state),
         result: {
           account,
           brandReference,

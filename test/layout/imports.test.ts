@@ -29,8 +29,11 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config', 'toolchain'],
   // The two sides of the activity interface.
   ['activities', 'workflows'],
+  // The order API (src/orders), then the Nexus service over it (src/nexus), which the workers serve.
+  ['orders'],
+  ['nexus'],
   // Processes and edges that start or feed workflows; the registry simulator.
-  ['workers', 'ingress', 'orders', 'simulator'],
+  ['workers', 'ingress', 'simulator'],
   // The local stack (simulator + dev server + workers + ingress).
   ['stack'],
   ['cli'],
@@ -49,6 +52,7 @@ const CONTRACT_ONLY: readonly string[] = [
   'workers',
   'simulator',
   'orders',
+  'nexus',
   'stack',
   'cli',
   'index.ts',
