@@ -261,7 +261,15 @@ export function brandOperations(ctx: BrandContext, steps: BrandSteps) {
       case 'cancel': {
         const { reason } = acceptedRequest<CancelRequest>(op);
         await cancel(reason, 'operator');
-        return { outcome: 'done', ...(status.brandId ? { ids: { brandId: status.brandId } } : {}) };
+        if (!status.brandId) return { outcome: 'done' };
+        // Nothing of the brand's own renews (the spec bills campaigns monthly, a brand and a vet once);
+        // its campaigns keep their own workflows, and renewals, until each is cancelled.
+        return {
+          outcome: 'done',
+          detail:
+            'the brand stays at the registry (the spec has no delete); its campaigns keep their own workflows and renewals: cancel each (tcr campaign cancel) to turn its renewal off',
+          ids: { brandId: status.brandId },
+        };
       }
     }
   };
