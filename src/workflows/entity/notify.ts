@@ -23,6 +23,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
   getExternalWorkflowHandle,
   patched,
@@ -294,25 +295,38 @@ export function setNotifications(spec: NotifierSpec): Notifier {
   const startDrain = () => {
     if (draining) return;
     draining = true;
-    void (async () => {
+    // Not cancellable: a Temporal cancellation of the entity must not cut a delivery short (its
+    // `cancelled` notification is sent too), and nothing here may reject unhandled.
+    void CancellationScope.nonCancellable(async () => {
       const state = spec.state.notify!;
       while (state.queued.length > 0) {
         const head = state.queued[0]!;
-        await deliver(
-          head,
-          state.subscriptions.find((s) => s.subscriptionId === head.subscriptionId),
-        );
+        try {
+          await deliver(
+            head,
+            state.subscriptions.find((s) => s.subscriptionId === head.subscriptionId),
+          );
+        } catch (error) {
+          spec.audit(
+            'workflow',
+            'notification-dropped',
+            `${head.notification.notificationId}: ${String(error)}`,
+          );
+        }
         if (state.queued[0] === head) state.queued.shift();
       }
       draining = false;
-    })();
+    }).catch(() => {
+      draining = false;
+    });
   };
 
   /** The watcher: wakes on every change of phase or needs-action keys while someone listens. */
   const watch = () => {
     if (last) return;
     last = { phase: spec.phase(), keys: needsActionKeys() };
-    void (async () => {
+    // Not cancellable: it must see the `cancelled` phase a Temporal cancellation ends in.
+    void CancellationScope.nonCancellable(async () => {
       for (;;) {
         await condition(() => {
           if (!last) return false;
@@ -322,7 +336,7 @@ export function setNotifications(spec: NotifierSpec): Notifier {
         });
         observe();
       }
-    })();
+    });
   };
 
   if (spec.state.notify) {
