@@ -13,6 +13,7 @@ Starts, in one process:
   - the workers (workflows and the "local" account's registry activities, pointed at the simulator),
   - the webhook ingress, subscribed to every simulator event category,
   - the codec server the Web UI and the temporal CLI decode the (encrypted) payloads through,
+  - the example order system (namespace orders, Nexus endpoint tcr-orders: docs/order-systems.md),
 then submits the example orders of examples/ on the first start, and prints each workflow's progress
 (phase changes, what it waits for, what needs an operator) until Ctrl-C stops everything.
 A second start resumes from the same data folder; examples are not submitted twice.
@@ -107,6 +108,7 @@ Ingress webhook        ${u.ingressWebhook}
 Ingress health         ${u.ingressHealth}
 Metrics                ${u.ingressMetrics} (ingress), http://127.0.0.1:${metricsPort}/metrics (workers)
 Examples               ${stack.examples ? (stack.examples.alreadySubmitted.length > 0 && stack.examples.submitted.length === 0 ? 'submitted on an earlier start' : 'submitted') : 'off (--no-examples)'}
+Order system           ${stack.orderSystem ? `namespace orders, endpoint tcr-orders (${u.webUi}/namespaces/orders/workflows)` : 'off (--no-examples)'}
 Ctrl-C stops everything; the next start resumes.
 `);
   return untilSignal(() => stack.stop());
