@@ -168,7 +168,7 @@ describe('notifications to order systems', () => {
     }
   });
 
-  it('a subscriber workflow hears the phase changes through ready', async () => {
+  it('a subscriber workflow hears the phase changes through ready, and a Temporal cancellation', async () => {
     const fake = new FakeRegistry();
     const collectorQueue = `collector-${randomUUID()}`;
     const collectorWorker = await Worker.create({
@@ -188,7 +188,7 @@ describe('notifications to order systems', () => {
           }),
         );
         const gate = fake.block('registerBrand');
-        const { reference } = await orderBrand({ brand: registration });
+        const { reference, handle } = await orderBrand({ brand: registration });
         await gate.reached;
         await subscribeTo(
           env.client,
@@ -209,6 +209,13 @@ describe('notifications to order systems', () => {
         expect(received.at(-1)).toMatchObject({ kind: 'phase', phase: 'ready', outcome: 'ready' });
         expect(received.slice(1).every((n) => n.previousPhase !== undefined)).toBe(true);
         expect(new Set(received.map((n) => n.notificationId)).size).toBe(received.length);
+        // A Temporal cancellation (Web UI, temporal workflow cancel): the subscriber hears it ended.
+        await handle.cancel();
+        const ended = await until(async () => {
+          const got = await collector.query(receivedQuery);
+          return got.find((n) => n.phase === 'cancelled');
+        });
+        expect(ended).toMatchObject({ kind: 'phase', previousPhase: 'ready', outcome: 'cancelled' });
       });
     } finally {
       collectorWorker.shutdown();
