@@ -1,5 +1,6 @@
 /** `tcr campaign create|resubmit|update|share|approve-fee|confirm-dca|cancel|acknowledge`. */
 import { userInfo } from 'node:os';
+import type { z } from 'zod';
 import { campaignStatusQuery } from '../contracts/campaign.js';
 import { campaignWorkflowId } from '../contracts/ids.js';
 import {
@@ -23,7 +24,7 @@ import {
   StrictShareWithRequestSchema as ShareWithRequestSchema,
   StrictUpdateCampaignRequestSchema as UpdateCampaignRequestSchema,
 } from '../orders/request-schemas.js';
-import { CAMPAIGN_CHANGE_FIELDS } from '../workflows/request-checks.js';
+import { CampaignUpdateSchema } from '../registry/schemas.js';
 import { acknowledgeCommand } from './acknowledge.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
@@ -114,34 +115,37 @@ Options:
   --json                   print the operation outcome as JSON
 ${connectionHelp}`;
 
-/** `--set field=value` read by the field's type in the campaign change schema; errors name the field. */
+/**
+ * `--set field=value` read by the field's type in the campaign field schema (CampaignUpdateSchema):
+ * the value as given, else as a boolean, a comma-separated list, or a list of numbers, whichever the
+ * field's schema takes. Errors name the field.
+ */
 function typedChanges(sets: string[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const shape = CampaignUpdateSchema.shape as Record<string, z.ZodType | undefined>;
   for (const entry of sets ?? []) {
     const eq = entry.indexOf('=');
     if (eq <= 0) throw new UsageError(`--set expects field=value, got '${entry}'`, updateHelp);
     const field = entry.slice(0, eq);
     const raw = entry.slice(eq + 1);
-    const type = Object.hasOwn(CAMPAIGN_CHANGE_FIELDS, field) ? CAMPAIGN_CHANGE_FIELDS[field] : undefined;
-    if (type === undefined)
+    const schema = Object.hasOwn(shape, field) ? shape[field] : undefined;
+    const path = `changes.${field}`;
+    if (!schema) throw new InputValidationError('update', [{ path, message: 'not a campaign field' }]);
+    const list = raw === '' ? [] : raw.split(',').map((x) => x.trim());
+    const candidates: unknown[] = [
+      raw,
+      ...(raw === 'true' || raw === 'false' ? [raw === 'true'] : []),
+      list,
+      ...(list.every((x) => /^-?\d+(\.\d+)?$/.test(x)) ? [list.map(Number)] : []),
+    ];
+    const taken = candidates.find((c) => c !== undefined && schema.safeParse(c).success);
+    if (taken === undefined) {
+      const issue = schema.safeParse(raw).error?.issues[0];
       throw new InputValidationError('update', [
-        { path: `changes.${field}`, message: 'not a campaign field' },
+        { path, message: `'${raw}' is not a valid value${issue ? `: ${issue.message}` : ''}` },
       ]);
-    if (type === 'boolean') {
-      if (raw !== 'true' && raw !== 'false')
-        throw new InputValidationError('update', [
-          { path: `changes.${field}`, message: `expected true or false, got '${raw}'` },
-        ]);
-      out[field] = raw === 'true';
-    } else if (type === 'integer[]') {
-      const items = raw === '' ? [] : raw.split(',').map((x) => x.trim());
-      if (!items.every((x) => /^-?\d+$/.test(x)))
-        throw new InputValidationError('update', [
-          { path: `changes.${field}`, message: `expected comma-separated integers, got '${raw}'` },
-        ]);
-      out[field] = items.map(Number);
-    } else if (type === 'string[]') out[field] = raw === '' ? [] : raw.split(',').map((x) => x.trim());
-    else out[field] = raw;
+    }
+    out[field] = taken;
   }
   return out;
 }
