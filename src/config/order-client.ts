@@ -14,7 +14,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { requiredDataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
-import { setOrderAccounts } from '../orders/order-client.js';
+import { setOrderAccounts } from './entity-lookup.js';
 import {
   loadTemporalConnection,
   type TemporalOverrides,

@@ -1,6 +1,7 @@
 /** Ingress configurations the ingress tests share. */
 import { expect } from 'vitest';
 import { type IngressConfig, IngressConfigError, parseIngressConfig } from '../../src/ingress/config.js';
+import { signEvent } from '../../src/ingress/signature.js';
 
 /** The message of the IngressConfigError that `env` gets; fails when the configuration is accepted. */
 export function ingressConfigProblem(env: NodeJS.ProcessEnv): string {
@@ -30,5 +31,22 @@ export function failFastIngressConfig(
     TCR_INGRESS_HANDOFF_FAILURE: '503',
     TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
     ...extra,
+  });
+}
+
+/** POSTs `event` to an ingress endpoint, signed with `secret` for `webhookUrl`, as the registry does. */
+export function postSignedEvent(
+  endpoint: string,
+  secret: string,
+  webhookUrl: string,
+  event: Record<string, unknown>,
+): Promise<Response> {
+  return fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-registry-signature-256': signEvent(secret, webhookUrl, event),
+    },
+    body: JSON.stringify(event),
   });
 }

@@ -8,10 +8,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
-import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
 import { devServerEnv } from '../support/temporal-env.js';
-import { failFastIngressConfig } from './ingress-test-config.js';
+import { failFastIngressConfig, postSignedEvent } from './ingress-test-config.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const SECRET = 'permanent-e2e-secret-0123456789abcdefgh';
@@ -37,14 +36,7 @@ describe('an event Temporal refuses for what it is', () => {
   });
 
   const post = async (event: Record<string, unknown>) => {
-    const response = await fetch(ingress.endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-      },
-      body: JSON.stringify(event),
-    });
+    const response = await postSignedEvent(ingress.endpoint, SECRET, WEBHOOK_URL, event);
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
 

@@ -5,6 +5,7 @@ import { type IngressConfig, parseIngressConfig } from '../../src/ingress/config
 import { type RunningIngress, startIngress } from '../../src/ingress/server.js';
 import { signEvent } from '../../src/ingress/signature.js';
 import { createIngressClient } from '../../src/ingress/temporal.js';
+import { postSignedEvent } from './ingress-test-config.js';
 
 // Slow and greedy clients: requests that trickle in are cut at the request timeout, and the
 // connection caps (per source address and in all) close extra connections on accept, while other
@@ -56,14 +57,7 @@ function untilClosed(socket: net.Socket): Promise<string> {
 
 async function signedPost(ingress: RunningIngress, n: number): Promise<number> {
   const event = { eventType: 'SLOW_CLIENT_PROBE', n };
-  const response = await fetch(ingress.endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-registry-signature-256': signEvent(SECRET, WEBHOOK_URL, event),
-    },
-    body: JSON.stringify(event),
-  });
+  const response = await postSignedEvent(ingress.endpoint, SECRET, WEBHOOK_URL, event);
   await response.text();
   return response.status;
 }
