@@ -205,7 +205,7 @@ describe('tcr worker (process)', () => {
       TEMPORAL_ADDRESS: env.address,
       TCR_ACCOUNTS: accounts('http://127.0.0.1:9/v2'),
     });
-    await worker.waitFor('tcr worker running (5 workers)'); // workflows, write budgets, reads, writes, interactive writes
+    await worker.waitFor('tcr worker running (6 workers)'); // workflows (and the Nexus service), notifications, write budgets, reads, writes, interactive writes
     worker.child.kill('SIGTERM');
     expect(await worker.exited, worker.output()).toEqual({ code: 0, signal: null });
     expect(worker.output()).toContain('tcr worker: stopping gracefully');
