@@ -11,7 +11,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { dataConverter } from '../../src/codec/data-converter.js';
+import { requiredDataConverter } from '../../src/codec/data-converter.js';
 import { EXAMPLE_ORDERS_NAMESPACE, EXAMPLE_ORDERS_TASK_QUEUE } from '../../src/contracts/nexus-service.js';
 
 export const orderSystemWorkflowsPath = fileURLToPath(new URL('./workflows.ts', import.meta.url));
@@ -25,7 +25,8 @@ async function main(): Promise<void> {
     namespace: process.env.ORDERS_NAMESPACE ?? EXAMPLE_ORDERS_NAMESPACE,
     taskQueue: EXAMPLE_ORDERS_TASK_QUEUE,
     workflowsPath: orderSystemWorkflowsPath,
-    dataConverter: dataConverter(),
+    // Fails closed like the product's processes: no payload keys, no start (TCR_PAYLOAD_KEYS_FILE).
+    dataConverter: requiredDataConverter(),
   });
   await worker.run();
   await connection.close();
