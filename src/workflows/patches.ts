@@ -29,6 +29,8 @@ export const PATCHES = {
   updateOnce: 'update-once',
   /** Order systems subscribe to a brand's or campaign's notifications (issue 38). */
   notifications: 'notifications',
+  /** Cancel of a created campaign turns renewal off at the registry and winds down until EXPIRED (issue 34). */
+  campaignWindDown: 'campaign-wind-down',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);
