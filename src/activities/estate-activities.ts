@@ -220,6 +220,8 @@ async function adopt(
       // it), keeps the entity.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: new TypedSearchAttributes(attributes),
+      // The Web UI's summary of the workflow from its start (ids only).
+      staticSummary: `${kind} ${reference} of account ${account}: adopted from the registry (tcr import)`,
       // Behind every other workflow task, the import's included: an import starts adoptees faster
       // than a worker runs their first tasks, and at the default key its own next page waited behind
       // them (a 100,000 import stalled at 25,000 on this box). Their registry calls carry their own keys.

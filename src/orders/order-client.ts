@@ -147,6 +147,8 @@ export function entityOrders<W extends Workflow, Status>(
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
         typedSearchAttributes: new TypedSearchAttributes(start.searchAttributes),
+        // The Web UI's summary of the workflow from its start (ids only, no order data).
+        staticSummary: `${kind} ${reference} of account ${account}: ordered`,
       } as unknown as WorkflowStartOptions<W>;
       try {
         return { handle: await client.workflow.start<W>(entity.workflowType, options), started: true };

@@ -28,6 +28,7 @@ import type { BrandResult } from '../../contracts/brand.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { parkedAccount } from '../entity/claim-parked.js';
+import { describeEntity } from '../entity/current-details.js';
 import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { brandOutcome, setNotifications } from '../entity/notify.js';
 import { wakePriority } from '../entity/stubs.js';
@@ -123,6 +124,12 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
       dedupe,
       view: status,
       audit,
+      details: () =>
+        describeEntity(
+          { kind: 'Brand', name: input.reference, account, ids: { brandId: status.brandId } },
+          status,
+          brandPhases[status.phase].final,
+        ),
       polls: {
         pending: pendingPoll,
         steadyMs: opts.steadyPollMs ?? DEFAULT_STEADY_POLL_MS,

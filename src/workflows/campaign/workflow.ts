@@ -33,6 +33,7 @@ import type { CampaignResult } from '../../contracts/campaign.js';
 import { parkedEventsByReferenceWorkflowId, parkedEventsWorkflowId } from '../../contracts/ids.js';
 import { AccountKey, BrandReferenceKey } from '../../contracts/search-attributes.js';
 import { parkedAccount } from '../entity/claim-parked.js';
+import { describeEntity } from '../entity/current-details.js';
 import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { campaignOutcome, setNotifications } from '../entity/notify.js';
 import { wakePriority } from '../entity/stubs.js';
@@ -159,6 +160,17 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
       dedupe,
       view: status,
       audit,
+      details: () =>
+        describeEntity(
+          {
+            kind: 'Campaign',
+            name: input.reference,
+            account,
+            ids: { campaignId: status.campaignId, brandId: status.brandId },
+          },
+          status,
+          table[status.phase].final,
+        ),
       polls,
       execute: (op) => registry.at('operator', () => execute(op)),
       reconcile: (cause) =>

@@ -18,6 +18,7 @@ import {
   ContinueAsNew,
   condition,
   isCancellation,
+  setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { WaitingFor } from '../../contracts/brand.js';
@@ -81,6 +82,11 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   /** The deadline passed: act on it (may call the registry; the loop awaits it). */
   onDeadline?(): void | Promise<void>;
   continueAsNewAt: number;
+  /**
+   * The Web UI's current details of the entity now (./current-details.ts), set whenever the loop starts
+   * or stops waiting and when it ends.
+   */
+  details?(): string;
   /** Called when the loop is about to continue as new, before it waits for the handlers to finish. */
   beforeContinueAsNew?(): void;
   /** Continues as new with the carried state (the loop has already audited it and stored the delivery ids). */
@@ -90,6 +96,11 @@ export interface EntityLoopSpec<P extends string, K extends string> {
 function setWaitingFor(view: { waitingFor?: WaitingFor }, waitingFor: WaitingFor | undefined): void {
   if (waitingFor) view.waitingFor = waitingFor;
   else delete view.waitingFor;
+}
+
+/** The Web UI's current details follow the view (no command: safe on replay). */
+function showDetails<P extends string, K extends string>(spec: EntityLoopSpec<P, K>): void {
+  if (spec.details) setCurrentDetails(spec.details());
 }
 
 /** The delay before the phase's next poll, jittered (POLL_JITTER), or undefined when it does not poll. */
@@ -240,6 +251,7 @@ async function loop<P extends string, K extends string>(
       ...(pollInMs !== undefined ? { nextPollAt: new Date(now + pollInMs).toISOString() } : {}),
       ...(deadline !== undefined ? { until: new Date(deadline).toISOString() } : {}),
     });
+    showDetails(spec);
     cause = await waitForWakePollOrDeadline({
       wakeup: spec.wakeup,
       since,
@@ -249,9 +261,11 @@ async function loop<P extends string, K extends string>(
     });
     // Awake: the status query no longer shows what the loop waited for until it waits again.
     setWaitingFor(spec.view, undefined);
+    showDetails(spec);
     delete spec.state.loop.spreadNextPoll;
     if (cause === 'poll' && !spec.guarded.faulted) spec.state.loop.pollAttempt++;
     if (cause === 'timer') await spec.onDeadline?.();
   }
   setWaitingFor(spec.view, undefined);
+  showDetails(spec);
 }

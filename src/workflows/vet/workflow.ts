@@ -30,6 +30,7 @@ import { registryEventSignal } from '../../contracts/signals.js';
 import { stopVetSignal, type VetProgress, vetProgressSignal } from '../../contracts/vet.js';
 import { type AuditTrail, emptyAuditTrail } from '../entity/audit.js';
 import { EntityBookkeeping } from '../entity/bookkeeping.js';
+import { describeEntity } from '../entity/current-details.js';
 import { type CarriedDelivery, DeliveryDedupe } from '../entity/delivery-dedupe.js';
 import { initialLoopState, type LoopState, runEntityLoop } from '../entity/loop.js';
 import { emptyOperationQueue, OperationQueue, type OperationQueueState } from '../entity/operations.js';
@@ -260,6 +261,17 @@ export async function vetWorkflow(input: VetWorkflowInput): Promise<VetOutcome> 
       state,
       dedupe,
       view,
+      details: () =>
+        describeEntity(
+          {
+            kind: 'Vet',
+            name: `#${input.seq} ${input.request.evpId} (${input.request.mode}) of ${input.brandWorkflowId}`,
+            account: input.account,
+            ids: { brandId: input.brandId, vettingId: view.progress.vettingId },
+          },
+          view,
+          vetPhases[view.phase].final,
+        ),
       polls: { pending: input.poll ?? GROWING_POLL, steadyMs: HOUR_MS },
       execute: (op) =>
         registry.at('operator', async () => {
