@@ -46,6 +46,17 @@ describe("a brand's current details", () => {
       expect(overdue).toMatch(
         /Needs action \(1\):\n\n- `contact-verification-overdue` since .*: remind the business contact/,
       );
+      // Its registry calls and timers carry summaries: which call and why, which wait.
+      const history = await handle.fetchHistory();
+      const summaries = (history.events ?? [])
+        .map((e) => e.userMetadata?.summary?.data)
+        .filter((d): d is Uint8Array => d instanceof Uint8Array)
+        .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
+      expect(summaries).toContain('getBrand: scheduled poll');
+      expect(
+        summaries.some((s) => /^(next registry poll|deadline): phase awaiting-contact-verification$/.test(s)),
+      ).toBe(true);
+
       for (const personal of [
         registration.ein,
         registration.email,

@@ -258,6 +258,7 @@ async function loop<P extends string, K extends string>(
       ...(pollInMs !== undefined ? { pollInMs } : {}),
       ...(deadline !== undefined ? { deadline } : {}),
       interrupt: () => spec.queue.hasPending,
+      summary: `phase ${spec.phase()}`,
     });
     // Awake: the status query no longer shows what the loop waited for until it waits again.
     setWaitingFor(spec.view, undefined);

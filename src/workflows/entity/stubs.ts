@@ -22,7 +22,7 @@
  * worker slots of their own and the headroom of the write budget (src/contracts/write-budget.ts).
  */
 
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { type ActivityOptions, patched, proxyActivities } from '@temporalio/workflow';
 import {
   nonRetryableRegistryFailureTypes,
   type RegistryReadActivities,
@@ -126,25 +126,54 @@ function writesTaskQueue(account: string, priority: RegistryPriority): string {
     : registryWritesTaskQueue(account);
 }
 
-function writesAt(account: string, priority: RegistryPriority): RegistryWrites {
-  return proxyActivities<RegistryWrites>({
+function writesAt(account: string, priority: RegistryPriority): ActivityOptions {
+  return {
     taskQueue: writesTaskQueue(account, priority),
     // createCampaign may look up, create and look up again (ambiguous failure) inside one attempt.
     startToCloseTimeout: '2 minutes',
     heartbeatTimeout: REGISTRY_HEARTBEAT_TIMEOUT,
     retry,
     priority: { priorityKey: registryPriorityKeys[priority] },
-  });
+  };
 }
 
-/** A stub whose every method calls the same activity on the stub set of the current priority. */
-function following<T extends object>(pick: () => T): T {
+/** Why a call at each priority is made, as the Web UI's activity summary says it. */
+const callReason: Record<RegistryPriority, string> = {
+  operator: "for an operator's step",
+  webhook: 'woken by a registry event',
+  order: 'ordering',
+  poll: 'scheduled poll',
+  bulk: 'bulk work (estate sweep or import)',
+};
+
+interface StubSet<T> {
+  stub: T;
+  options: ActivityOptions;
+  priority: RegistryPriority;
+}
+
+type WithOptions = { executeWithOptions(options: ActivityOptions, args: unknown[]): Promise<unknown> };
+
+/**
+ * A stub whose every method calls the same activity on the stub set of the current priority, with a
+ * summary for the Web UI: which registry call, and why (`getBrand: scheduled poll`). A summary is
+ * metadata of the command, not part of what replay matches.
+ */
+function following<T extends object>(pick: () => StubSet<T>): T {
   return new Proxy({} as T, {
     get(_target, name) {
       if (typeof name !== 'string' || name === 'then') return undefined; // never a thenable
-      return (...args: unknown[]) => (pick()[name as keyof T] as (...a: unknown[]) => unknown)(...args);
+      return (...args: unknown[]) => {
+        const { stub, options, priority } = pick();
+        const activity = stub[name as keyof T] as unknown as WithOptions;
+        return activity.executeWithOptions({ ...options, summary: `${name}: ${callReason[priority]}` }, args);
+      };
     },
   });
+}
+
+function stubSet<T extends object>(options: ActivityOptions, priority: RegistryPriority): StubSet<T> {
+  return { stub: proxyActivities<T>(options) as T, options, priority };
 }
 
 /** `make(priority)`, made once per priority. */
@@ -162,9 +191,11 @@ function perPriority<T>(make: (priority: RegistryPriority) => T): (priority: Reg
 
 export function registryStubs(account: string): RegistryStubs {
   const readsAt = perPriority((priority) =>
-    proxyActivities<RegistryReads>(registryReadOptions(account, priority)),
+    stubSet<RegistryReads>(registryReadOptions(account, priority), priority),
   );
-  const writesAtPriority = perPriority((priority) => writesAt(account, priority));
+  const writesAtPriority = perPriority((priority) =>
+    stubSet<RegistryWrites>(writesAt(account, priority), priority),
+  );
   let current: RegistryPriority = 'order';
   return {
     reads: following(() => readsAt(current)),

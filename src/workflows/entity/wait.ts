@@ -130,6 +130,8 @@ export interface WaitOptions {
   deadline?: number;
   /** Extra condition that ends the wait (e.g. cancelled); reported as cause 'operator'. */
   interrupt?: () => boolean;
+  /** What the wait is for (the phase), for the timer's summary in the Web UI. */
+  summary?: string;
 }
 
 /** Waits for a wake, a poll or the deadline, whichever first, and says which. */
@@ -140,8 +142,11 @@ export async function waitForWakePollOrDeadline(opts: WaitOptions): Promise<Wake
   const timeout = Math.min(opts.pollInMs ?? Number.POSITIVE_INFINITY, untilDeadline);
   const woke = () => opts.wakeup.current !== opts.since || (opts.interrupt?.() ?? false);
   let fired = true;
-  if (Number.isFinite(timeout)) fired = await condition(woke, Math.max(1, timeout));
-  else await condition(woke);
+  if (Number.isFinite(timeout)) {
+    const which = timeout === untilDeadline ? 'deadline' : 'next registry poll';
+    const summary = opts.summary === undefined ? which : `${which}: ${opts.summary}`;
+    fired = await condition(woke, Math.max(1, timeout), { summary });
+  } else await condition(woke);
   if (fired) return opts.interrupt?.() ? 'operator' : opts.wakeup.lastCause;
   return opts.deadline !== undefined && Date.now() >= opts.deadline ? 'timer' : 'poll';
 }
