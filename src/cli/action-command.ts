@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { z } from 'zod';
 import { clientAccounts, type EntityRef, refName } from '../config/entity-lookup.js';
 import { entityWorkflowId } from '../contracts/ids.js';
@@ -18,6 +18,7 @@ import { IdempotencyKeySchema } from '../orders/request-schemas.js';
 import type { Options, Parsed } from './args.js';
 import { type CliCommand, defineCommand } from './command.js';
 import type { CliContext, ConnectionFlags } from './context.js';
+import { CliError } from './errors.js';
 import { referenceOf, validate } from './input.js';
 import { printOperationOutcome } from './output.js';
 import { callWorkflow } from './temporal-calls.js';
@@ -92,7 +93,15 @@ export async function sentWithKey<T>(key: string, send: (opts: SteeringOptions) 
   try {
     return await send({ idempotencyKey: key });
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError || !(error instanceof Error)) throw error;
+    // Answers that say what happened (the workflow's refusal, no such workflow, a CLI error with its
+    // own exit code) are passed on as they are; only an unknown outcome names the key.
+    if (
+      error instanceof WorkflowUpdateFailedError ||
+      error instanceof WorkflowNotFoundError ||
+      error instanceof CliError ||
+      !(error instanceof Error)
+    )
+      throw error;
     throw new Error(
       `${error.message} (idempotency key ${key}: run it again with --idempotency-key ${key} for the first request's outcome, nothing done twice)`,
     );

@@ -291,16 +291,18 @@ describe('tcr against the dev server, the simulator and the workers', () => {
       `tcr: brand/${ACCOUNT}/${reference}: revet refused: revet applies to UNVERIFIED brands; this brand is VERIFIED`,
     );
 
-    // Two operators click cancel at once: one cancels (exit 0), the other is told it did not run.
+    // Two operators click cancel at once: the brand is cancelled once, and the second click, queued
+    // behind the first, is answered with the first one's outcome (issue 34: once each).
     const [a, b] = await Promise.all([
       tcr(['brand', 'cancel', reference, '--reason', 'operator one'], { client: env.client }),
       tcr(['brand', 'cancel', reference, '--reason', 'operator two'], { client: env.client }),
     ]);
-    expect([a.code, b.code].sort()).toEqual([0, 1]);
-    const winner = a.code === 0 ? a : b;
-    const loser = a.code === 0 ? b : a;
-    expect(winner.stdout).toMatch(/^cancelled: done, phase cancelled/);
-    expect(`${loser.stdout}${loser.stderr}`).toMatch(/a cancel is already queued|cancelled/);
+    // (A click that reaches Temporal after the workflow has closed is told so instead.)
+    expect([a.code, b.code]).toContain(0);
+    const [first, second] = a.code === 0 ? [a, b] : [b, a];
+    expect(first.stdout).toMatch(/^cancelled: done, phase cancelled/);
+    if (second.code === 0) expect(second.stdout).toBe(first.stdout);
+    else expect(`${second.stdout}${second.stderr}`).toMatch(/cancelled|completed|closed/i);
     const status = await tcr(['status', reference, '--json'], { client: env.client });
     const final = JSON.parse(status.stdout) as BrandStatus;
     expect(final.phase).toBe('cancelled');
