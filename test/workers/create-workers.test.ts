@@ -8,6 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy } from '../../bench/support/counting-proxy.js';
 import { writeBudgetWorkflowId } from '../../src/contracts/ids.js';
+import { NOTIFICATIONS_TASK_QUEUE } from '../../src/contracts/notifications.js';
 import {
   REGISTRY_READS_PER_SECOND,
   REGISTRY_WRITES_PER_SECOND,
@@ -88,6 +89,7 @@ describe('createWorkers', () => {
       const backstop = REGISTRY_WRITES_PER_SECOND * 10;
       expect(queues).toEqual([
         [WORKFLOW_TASK_QUEUE, undefined],
+        [NOTIFICATIONS_TASK_QUEUE, undefined],
         [WRITE_BUDGET_TASK_QUEUE, undefined],
         ['registry-reads/alpha', REGISTRY_READS_PER_SECOND],
         ['registry-writes/alpha', backstop],
@@ -134,10 +136,10 @@ describe('createWorkers', () => {
       workflowTaskQueue: `tcr-workflows-${randomUUID()}`,
     });
     const run = first.run();
-    expect(first.workers.map((w) => w.getState())).toEqual(Array(5).fill('RUNNING'));
+    expect(first.workers.map((w) => w.getState())).toEqual(Array(6).fill('RUNNING'));
     await first.shutdown();
     await run;
-    expect(first.workers.map((w) => w.getState())).toEqual(Array(5).fill('STOPPED'));
+    expect(first.workers.map((w) => w.getState())).toEqual(Array(6).fill('STOPPED'));
     await first.shutdown(); // idempotent
     // The connection was given, not owned: still usable by new workers.
     const second = await createWorkers(config, { connection: env.nativeConnection, workflowBundle: bundle });
@@ -223,7 +225,7 @@ describe('createWorkers', () => {
     const options = { connection: env.nativeConnection, workflowBundle: bundle, workflowTaskQueue };
     const idle = await createWorkers(config, options);
     await Promise.all([idle.shutdown(), idle.shutdown()]);
-    expect(idle.workers.map((w) => w.getState())).toEqual(Array(5).fill('STOPPED'));
+    expect(idle.workers.map((w) => w.getState())).toEqual(Array(6).fill('STOPPED'));
     const again = await createWorkers(config, options);
     const run = again.run();
     await again.shutdown();
