@@ -232,8 +232,8 @@ describe('webhooks through the real ingress (time skipping)', () => {
   });
 
   it('events parked under the brand reference before the workflow started are claimed at start', async () => {
-    await withSimulatorWorkers(env, hooked.sim, async ({ taskQueue, orderBrand }) => {
-      const ingress = await startSubscribedIngress(env.client, hooked, ['BRAND'], taskQueue);
+    await withSimulatorWorkers(env, hooked.sim, async ({ account, taskQueue, orderBrand }) => {
+      const ingress = await startSubscribedIngress(env.client, hooked, ['BRAND'], taskQueue, account);
       try {
         const reference = uniqueReference('parked');
         // The brand is registered at the registry before its workflow exists (e.g. by an earlier
@@ -247,7 +247,7 @@ describe('webhooks through the real ingress (time skipping)', () => {
           (d) => d.outcome === 'DELIVERED' && d.event.brandReferenceId === reference,
           { timeoutMs: 10_000 },
         );
-        const parkedId = parkedEventsByReferenceWorkflowId('brand', reference);
+        const parkedId = parkedEventsByReferenceWorkflowId('brand', reference, account);
         const parked = env.client.workflow.getHandle(parkedId);
         expect((await parked.describe()).status.name).toBe('RUNNING');
 
@@ -268,8 +268,14 @@ describe('webhooks through the real ingress (time skipping)', () => {
   });
 
   it('a vetting webhook is forwarded by the brand to its vet child, which wakes before its first poll', async () => {
-    await withSimulatorWorkers(env, hooked.sim, async ({ taskQueue, orderBrand }) => {
-      const ingress = await startSubscribedIngress(env.client, hooked, ['BRAND', 'VETTING'], taskQueue);
+    await withSimulatorWorkers(env, hooked.sim, async ({ account, taskQueue, orderBrand }) => {
+      const ingress = await startSubscribedIngress(
+        env.client,
+        hooked,
+        ['BRAND', 'VETTING'],
+        taskQueue,
+        account,
+      );
       try {
         const {
           reference,
