@@ -197,6 +197,8 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
           // the workers' own calls).
           TCR_WORKER_METRICS_ADDRESS: 'off',
           TCR_SWEEP_EVERY: 'off',
+          // The bench's clients write plain payloads (no keys): so do its workers, explicitly.
+          TCR_PAYLOAD_ENCRYPTION: 'off',
           ...extra.env,
           TEMPORAL_ADDRESS: temporalAddress,
           TEMPORAL_NAMESPACE: 'default',
