@@ -30,7 +30,10 @@ Configuration comes from the environment (docs/operations.md has the tables); fl
     A remote environment's credentials go only to a host in the account's allowedHosts or in
     TCR_REGISTRY_<ENV>_HOSTS (QA, STAGING, PREVIEW, PRODUCTION), over https (docs/going-live.md).
     TCR_REGISTRY_TIMEOUT_MS (default 30000) per registry request.
-  Payloads: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS); unset, payloads are not encrypted.
+  Payloads: TCR_PAYLOAD_KEYS_FILE (or TCR_PAYLOAD_KEYS); required unless TCR_PAYLOAD_ENCRYPTION=off
+    (fail closed); TCR_ALLOW_PLAINTEXT_INPUT=true reads unencrypted input during a migration.
+  Notifications: TCR_NOTIFICATION_SECRETS_FILE (mode 0600, "name secret" lines) signs the HTTP
+    notifications order systems subscribe to.
   Worker: TCR_WORKER_METRICS_ADDRESS (default 127.0.0.1:9464, off disables), TCR_WORKER_LOG_LEVEL
     (default info), TCR_WORKER_MAX_CACHED_WORKFLOWS.
   Estate sweep: the workers create or update each account's Schedule sweep/{account} as they start:

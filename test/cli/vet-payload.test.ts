@@ -31,6 +31,7 @@ describe('tcr vet: political payload and declared import class', () => {
     const sent = recordingClient();
     const run = await tcr([...order, '--class', 'POLITICAL', '--payload-file', file], {
       client: sent.client,
+      env: { TCR_ACCOUNT: 'local' },
     });
     expect(run.code, run.stderr).toBe(0);
     expect(sent.args).toEqual([{ evpId: 'AEGIS', vettingClass: 'POLITICAL', politicalPayload: payload }]);
@@ -38,7 +39,7 @@ describe('tcr vet: political payload and declared import class', () => {
     const imported = recordingClient();
     const importRun = await tcr(
       ['vet', 'import', 'acme', '--evp', 'CV', '--vetting-id', 'cv-1', '--class', 'POLITICAL'],
-      { client: imported.client },
+      { client: imported.client, env: { TCR_ACCOUNT: 'local' } },
     );
     expect(importRun.code, importRun.stderr).toBe(0);
     expect(imported.args).toEqual([{ evpId: 'CV', vettingId: 'cv-1', vettingClass: 'POLITICAL' }]);
@@ -53,7 +54,10 @@ describe('tcr vet: political payload and declared import class', () => {
     ] as const) {
       const sent = recordingClient();
       const file = writeJson(dir, `p-${cls}.json`, content);
-      const run = await tcr([...order, '--class', cls, '--payload-file', file], { client: sent.client });
+      const run = await tcr([...order, '--class', cls, '--payload-file', file], {
+        client: sent.client,
+        env: { TCR_ACCOUNT: 'local' },
+      });
       expect(run.code).toBe(3);
       expect(run.stderr).toMatch(/politicalPayload|not valid JSON/);
       expect(sent.args).toEqual([]);
