@@ -238,7 +238,7 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
           TCR_INGRESS_PORT: String(ingressPort),
           TCR_WEBHOOK_URL: webhookUrl,
           TCR_WEBHOOK_SECRETS: WEBHOOK_SECRET,
-          TCR_INGRESS_ACCOUNTS: 'acme',
+          TCR_INGRESS_ACCOUNTS: ACCOUNT,
           TCR_PARKED_EVENTS_TASK_QUEUE: WORKFLOW_TASK_QUEUE,
           TEMPORAL_ADDRESS: temporalAddress,
           TEMPORAL_NAMESPACE: 'default',
