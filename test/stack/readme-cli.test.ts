@@ -212,5 +212,8 @@ describe("README's Quick start CLI lines against the local stack", () => {
       `brand/${LOCAL_ACCOUNT_NAME}/acme-widgets`,
     ]);
     expect(metadata).not.toMatch(/binary\/encrypted|Invalid input/);
+    // The Web UI's current details: the brand's phase and what it waits for (issue 34, item 7).
+    expect(metadata).toMatch(/\*\*Brand\*\* `acme-widgets` \(account `local`\): phase \*\*[a-z-]+\*\*/);
+    expect(metadata).toMatch(/Waits for: |Working: /);
   }, 120_000);
 });
