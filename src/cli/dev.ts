@@ -101,7 +101,7 @@ export async function runDev(argv: string[]): Promise<number> {
 Temporal Web UI        ${u.webUi}/namespaces/${u.namespace}/workflows
 Temporal (gRPC)        ${u.temporal}  (namespace ${u.namespace})
 Codec server           ${u.codecServer}  (payloads are encrypted; the Web UI decodes through it)
-temporal CLI           TEMPORAL_CONFIG_FILE=${stack.codec.cliConfigFile} temporal workflow show -w brand/acme-widgets
+temporal CLI           TEMPORAL_CONFIG_FILE=${stack.codec.cliConfigFile} temporal workflow show -w brand/local/acme-widgets
 Simulator API          ${u.simulatorApi}  (Basic local-api-key:local-api-secret)
 Simulator control      ${u.simulatorControl}
 Ingress webhook        ${u.ingressWebhook}

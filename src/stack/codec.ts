@@ -62,7 +62,7 @@ export async function startLocalCodec(opts: {
 
 /**
  * `{dataDir}/temporal-cli.toml` (0600): a `temporal` CLI profile for the stack with its codec server,
- * so `TEMPORAL_CONFIG_FILE=.data/temporal-cli.toml temporal workflow show -w brand/acme-widgets`
+ * so `TEMPORAL_CONFIG_FILE=.data/temporal-cli.toml temporal workflow show -w brand/local/acme-widgets`
  * prints decoded payloads.
  */
 export function writeTemporalCliConfig(opts: {
