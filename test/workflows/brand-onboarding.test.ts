@@ -418,7 +418,12 @@ describe('brand onboarding', () => {
       const after = await waitForStatus(handle, (s) =>
         s.audit.entries.some((e) => e.event === 'continue-as-new'),
       );
-      const secondRun = (await handle.describe()).runId;
+      // The audit entry is written just before the run continues: the next run may take a moment.
+      let secondRun = (await handle.describe()).runId;
+      for (let i = 0; i < 100 && secondRun === firstRun; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        secondRun = (await handle.describe()).runId;
+      }
       expect(secondRun).not.toBe(firstRun);
       expect(after.brandId).toBe(ready.brandId);
       expect(after.phase).toBe('ready');
