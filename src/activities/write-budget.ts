@@ -10,12 +10,29 @@
  * instant (the answer came late, the process stalled, it waited for a connection) is not sent on that
  * reservation: it reserves again, so the budget's margin always covers the lateness. The permit's
  * `sendBy` carries that limit to the socket (src/registry/send-by.ts).
+ *
+ * Each reservation has a stable id (its update id, and in the request: every attempt of it gets the
+ * same answer, never a second grant) and a deadline: a budget that answers nothing within
+ * `reserveDeadlineMs` (no worker serves it, its run is stuck) fails the write's attempt, which
+ * Temporal retries, and counts as stalled (tcr_write_budget_stalled_total, alert
+ * TcrWriteBudgetStalled) instead of holding every write of the account silently. The start that
+ * comes with the update asks for the first run of the id (`firstOfId`, id reuse rejected); when an
+ * earlier run of the id is still retained, it starts a run without it, which keeps quiet first
+ * (src/workflows/budget/grant-rules.ts).
  */
+
+import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { abortReason, abortableSleep as sleep } from '../common/abortable-sleep.js';
 import { writeBudgetWorkflowId } from '../contracts/ids.js';
 import {
+  MAX_LEAD_MS,
   reserveWriteUpdate,
   type SentWrite,
   WRITE_BUDGET_TASK_QUEUE,
@@ -54,6 +71,11 @@ export interface WriteBudgetSettings {
    * the instants it is about to use, so the next window's headroom stays free for interactive writes.
    */
   horizonMs: number;
+  /**
+   * How long a reservation waits for the budget's answer before the write's attempt fails and the
+   * budget counts as stalled; default 20 s (the answer normally takes milliseconds).
+   */
+  reserveDeadlineMs: number;
 }
 
 export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
@@ -65,6 +87,7 @@ export const DEFAULT_WRITE_BUDGET: WriteBudgetSettings = {
   headroom: 2,
   headroomHoldMs: 300_000,
   horizonMs: 1_000,
+  reserveDeadlineMs: 20_000,
 };
 
 /** The settings of an account whose budget is `writesPer10Seconds` (its `rateLimits`, or the spec's). */
@@ -85,6 +108,8 @@ export function writeBudgetSettings(
     throw new Error('the write budget headroom must be a whole number below its limit');
   if (!Number.isFinite(settings.horizonMs) || settings.horizonMs < 0)
     throw new Error('the write budget horizon must be 0 ms or more');
+  if (!Number.isFinite(settings.reserveDeadlineMs) || settings.reserveDeadlineMs <= 0)
+    throw new Error('the write budget reservation deadline must be positive');
   return settings;
 }
 
@@ -105,36 +130,86 @@ export interface WriteBudgetOptions {
 /** Attempts of one reservation when the update itself fails (a run ending or continuing as new meanwhile). */
 const RESERVE_ATTEMPTS = 5;
 
+/** The budget answered no reservation within its deadline (no worker serves it, or its run is stuck). */
+export class WriteBudgetStalledError extends Error {
+  constructor(account: string, deadlineMs: number) {
+    super(`the write budget of account ${account} answered no reservation within ${deadlineMs} ms`);
+    this.name = 'WriteBudgetStalledError';
+  }
+}
+
+/**
+ * One reservation: `id` is its update id and goes in every attempt's request, so an attempt whose
+ * answer was lost is answered the same again. Each attempt first asks for the first run of the id
+ * (no run of it retained); when the server has one, closed, it starts a run without `firstOfId`.
+ */
 async function reserve(
   client: Client,
   account: string,
+  id: string,
   request: (attempt: number) => WriteBudgetRequest,
   taskQueue: string,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal,
 ): Promise<WriteReservation> {
+  let firstOfId = true;
   for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal.aborted) throw abortReason(signal);
     const update = () =>
       client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
-        args: [request(attempt)],
+        args: [{ ...request(attempt), id }],
+        updateId: id,
         startWorkflowOperation: new WithStartWorkflowOperation(WRITE_BUDGET_WORKFLOW_TYPE, {
           workflowId: writeBudgetWorkflowId(account),
           taskQueue,
-          args: [{}],
+          args: [firstOfId ? { firstOfId: true } : {}],
           workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: firstOfId ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
         }),
       });
     try {
       // The update waits until the budget workflow answers, which it never does when no worker serves
-      // its queue (every one stopped, or stopping): the attempt's cancellation must end the wait.
-      return await (signal ? client.withAbortSignal(signal, update) : update());
+      // its queue (every one stopped, or stopping): the deadline, or the attempt's cancellation, ends it.
+      return await client.withAbortSignal(signal, update);
     } catch (error) {
-      if (signal?.aborted) throw abortReason(signal);
+      if (signal.aborted) throw abortReason(signal);
+      // An earlier run of the id is retained (terminated, or closed otherwise): a run without
+      // `firstOfId`, at once.
+      if (firstOfId && error instanceof WorkflowExecutionAlreadyStartedError) {
+        firstOfId = false;
+        attempt--;
+        continue;
+      }
       // A refused request (its numbers) is not retried; anything else (the run closing as the update
       // arrived, a transient RPC failure) is, a few times, before the activity's own retry takes over.
       if (error instanceof WorkflowUpdateFailedError || attempt >= RESERVE_ATTEMPTS) throw error;
       await sleep(50 * 2 ** attempt, signal);
     }
+  }
+}
+
+/**
+ * Starts the budget workflow of `account` unless it runs (the workers do, so the first write does not
+ * wait for a start): as the first run of its id when no run of it is retained, otherwise (an earlier
+ * run terminated) as a run that keeps quiet first (src/workflows/budget/grant-rules.ts).
+ */
+export async function startWriteBudget(
+  client: Client,
+  account: string,
+  taskQueue: string = WRITE_BUDGET_TASK_QUEUE,
+): Promise<void> {
+  const start = (firstOfId: boolean) =>
+    client.workflow.start(WRITE_BUDGET_WORKFLOW_TYPE, {
+      workflowId: writeBudgetWorkflowId(account),
+      taskQueue,
+      args: [firstOfId ? { firstOfId: true } : {}],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: firstOfId ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
+    });
+  try {
+    await start(true);
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    await start(false);
   }
 }
 
@@ -199,6 +274,12 @@ export function writeBudgetPermits(
     };
     for (const w of batch) w.signal?.addEventListener('abort', stopIfAllAborted, { once: true });
     const asked = Date.now();
+    const stalled = new AbortController();
+    const deadline = setTimeout(
+      () => stalled.abort(new WriteBudgetStalledError(account, settings.reserveDeadlineMs)),
+      settings.reserveDeadlineMs,
+    );
+    deadline.unref?.();
     const unused = batch.flatMap((w) => (w.unused === undefined ? [] : [w.unused]));
     // Only the sends of the last window and margin can move a grant to come; at most a window's.
     const reported = sent
@@ -217,6 +298,7 @@ export function writeBudgetPermits(
       ...(options.interactive ? { interactive: true } : { horizonMs: settings.horizonMs }),
       ...(unused.length > 0 ? { unusedInstants: unused } : {}),
       ...(reported.length > 0 ? { lateMs: settings.lateMs, sent: reported } : {}),
+      deadline: asked + settings.reserveDeadlineMs,
     };
     try {
       // Unused instants are handed back, and sends reported, by the first attempt only: a retry must
@@ -224,12 +306,13 @@ export function writeBudgetPermits(
       const reservation = await reserve(
         temporal(),
         account,
+        randomUUID(),
         (attempt) => {
           const { unusedInstants: _, sent: __, lateMs: ___, ...rest } = request;
           return attempt === 1 ? { ...request, now: Date.now() } : { ...rest, now: Date.now() };
         },
         taskQueue,
-        stop.signal,
+        AbortSignal.any([stop.signal, stalled.signal]),
       );
       roundTrip = 0.8 * roundTrip + 0.2 * (Date.now() - asked);
       const instants = reservation.instants ?? [reservation.at];
@@ -245,8 +328,18 @@ export function writeBudgetPermits(
         askAgainAt = reservation.retryAt!;
       }
     } catch (error) {
+      if (error instanceof WriteBudgetStalledError)
+        publishWriteBudgetEvent({
+          account,
+          limit: settings.limit,
+          waitedMs: Date.now() - asked,
+          late: false,
+          stalled: true,
+          ...(options.interactive ? { interactive: true } : {}),
+        });
       for (const w of batch) w.reject(error);
     } finally {
+      clearTimeout(deadline);
       for (const w of batch) w.signal?.removeEventListener('abort', stopIfAllAborted);
       inFlight = false;
       void flush();
@@ -317,9 +410,6 @@ export function writeBudgetPermits(
     },
   };
 }
-
-/** The most lead a reservation asks for, however slow the round trip. */
-const MAX_LEAD_MS = 2_000;
 
 type AccountActivity = (input: { account: string }, ...rest: never[]) => Promise<unknown>;
 

@@ -11,7 +11,10 @@
  *   deadline: that one was counted in the writes too; a rising rate means the margin is too thin);
  * - `tcr_write_budget_wait_seconds{account,kind}`: how long a write waited from asking to its instant
  *   (0 when the window had room; up to the window when it was full);
- * - `tcr_write_budget_limit{account}`: the account's writes per window, to divide by.
+ * - `tcr_write_budget_limit{account}`: the account's writes per window, to divide by;
+ * - `tcr_write_budget_stalled_total{account}`: reservations the budget did not answer within their
+ *   deadline (20 s): its workflow is not served or stuck, and the account's writes wait (alert
+ *   TcrWriteBudgetStalled).
  *
  * The account label is a configured account name (bounded, never personal data); `kind` has two values.
  */
@@ -30,6 +33,8 @@ export interface WriteBudgetEvent {
   late: boolean;
   /** The write is interactive (the account's interactive writes queue). */
   interactive?: boolean;
+  /** The budget answered nothing within the reservation's deadline (counted apart; `late` is false). */
+  stalled?: boolean;
 }
 
 const channel = diagnosticsChannel.channel(WRITE_BUDGET_CHANNEL);
@@ -68,10 +73,19 @@ export function observeWriteBudget(meter: MetricMeter): () => void {
     undefined,
     'Writes the account may send per window',
   );
+  const stalled = meter.createCounter(
+    'tcr_write_budget_stalled_total',
+    undefined,
+    'Budget reservations not answered within their deadline (the budget workflow stalled)',
+  );
   const onEvent = (message: unknown) => {
     const event = message as WriteBudgetEvent;
     const tags = { account: event.account };
     limit.set(event.limit, tags);
+    // The account's stalled series exists (at 0) from its first write on, so the alert sees its first
+    // increase (a counter that appears at 1 shows no increase).
+    stalled.add(event.stalled ? 1 : 0, tags);
+    if (event.stalled) return;
     if (event.late) {
       late.add(1, tags);
       return;

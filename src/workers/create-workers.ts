@@ -35,7 +35,7 @@ import {
   createRegistryWriteActivities,
   type RegistryClientResolver,
 } from '../activities/registry-activities.js';
-import { withWriteBudget, writeBudgetSettings } from '../activities/write-budget.js';
+import { startWriteBudget, withWriteBudget, writeBudgetSettings } from '../activities/write-budget.js';
 import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
 import { registryClientOptions } from '../config/accounts.js';
@@ -47,7 +47,6 @@ import type {
   CampaignWriteActivities,
 } from '../contracts/campaign-activity-types.js';
 import type { EstateActivities } from '../contracts/estate.js';
-import { writeBudgetWorkflowId } from '../contracts/ids.js';
 import { NOTIFICATIONS_TASK_QUEUE } from '../contracts/notifications.js';
 import {
   registryInteractiveWritesTaskQueue,
@@ -55,7 +54,7 @@ import {
   registryWritesTaskQueue,
   WORKFLOW_TASK_QUEUE,
 } from '../contracts/task-queues.js';
-import { WRITE_BUDGET_TASK_QUEUE, WRITE_BUDGET_WORKFLOW_TYPE } from '../contracts/write-budget.js';
+import { WRITE_BUDGET_TASK_QUEUE } from '../contracts/write-budget.js';
 import { createOrderOutcomeActivities } from '../nexus/outcome-activities.js';
 import { orderSystemServiceHandler } from '../nexus/service.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -339,16 +338,7 @@ export async function createWorkers(
  */
 async function startWriteBudgets(client: Client, config: WorkerConfig): Promise<void> {
   await Promise.all(
-    config.accounts.map((account) =>
-      client.workflow
-        .start(WRITE_BUDGET_WORKFLOW_TYPE, {
-          workflowId: writeBudgetWorkflowId(account.name),
-          taskQueue: WRITE_BUDGET_TASK_QUEUE,
-          args: [{}],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-        })
-        .catch(() => undefined),
-    ),
+    config.accounts.map((account) => startWriteBudget(client, account.name).catch(() => undefined)),
   );
 }
 

@@ -31,6 +31,8 @@ export const PATCHES = {
   notifications: 'notifications',
   /** Cancel of a created campaign turns renewal off at the registry and winds down until EXPIRED (issue 34). */
   campaignWindDown: 'campaign-wind-down',
+  /** Write budget: a restarted run keeps quiet, reservation ids answered once, deadlines, the reach (issue 36). */
+  writeBudgetRestart: 'write-budget-restart',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

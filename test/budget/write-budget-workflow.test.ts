@@ -19,20 +19,26 @@
  *   run started with that hold (continue-as-new's input) keeps it.
  */
 import { randomUUID } from 'node:crypto';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeBudgetPermits, writeBudgetSettings } from '../../src/activities/write-budget.js';
+import {
+  WriteBudgetStalledError,
+  writeBudgetPermits,
+  writeBudgetSettings,
+} from '../../src/activities/write-budget.js';
 import { writeBudgetWorkflowId } from '../../src/contracts/ids.js';
 import {
   reserveWriteUpdate,
   type WriteBudgetRequest,
   type WriteReservation,
-  withinWindow,
 } from '../../src/contracts/write-budget.js';
+import { WRITE_BUDGET_CHANNEL, type WriteBudgetEvent } from '../../src/observability/write-budget-metrics.js';
+import { withinWindow } from '../../src/workflows/budget/grant-rules.js';
 import { MAX_GRANTS_PER_RUN } from '../../src/workflows/budget/write-budget.js';
-import { workflowsPath } from '../fixtures/workflow-harness.js';
+import { recordHistory, workflowsPath } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
 
 let env: TestWorkflowEnvironment;
@@ -56,11 +62,12 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/** The first run of the budget id (as the permits start it when no run of the id is retained). */
 const startBudget = (account: string) =>
   new WithStartWorkflowOperation('writeBudget', {
     workflowId: writeBudgetWorkflowId(account),
     taskQueue,
-    args: [{}],
+    args: [{ firstOfId: true }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 
@@ -215,7 +222,7 @@ describe('the write budget workflow', () => {
     await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
   }, 60_000);
 
-  it('reports the writes it sent with its next request, once, even when that request is retried', async () => {
+  it('reports the writes it sent with its next request, once; a retried reservation (same id) gets its one grant again', async () => {
     const account = `sent-${randomUUID().slice(0, 8)}`;
     const requests: WriteBudgetRequest[] = [];
     const answers: WriteReservation[] = [];
@@ -251,11 +258,14 @@ describe('the write budget workflow', () => {
     const lost = answers[reporting]!.at;
     const reported = requests[reporting]!;
     expect(lost).toBe(Math.max(reported.now + reported.leadMs, first.instant - 90 + 1_250));
-    // The retry carried no report (applied twice, it would have moved the lost grant's entry): the
-    // second write follows the lost grant, which stays spent.
+    // The retry carried no report (applied twice, it would have moved the lost grant's entry) and the
+    // same reservation id: it got the lost answer again, one grant for one write (before ids, it got a
+    // second grant a window later and the lost one leaked).
     const retry = requests[reporting + 1]!;
     expect(retry.sent).toBeUndefined();
-    expect(second.instant).toBe(Math.max(retry.now + retry.leadMs, lost + 1_250));
+    expect(retry.id).toBe(reported.id);
+    expect(second.instant).toBe(lost);
+    expect(answers[reporting + 1]!.at).toBe(lost);
     // A write sent after that request is reported with the one after.
     second.sent!(second.instant + 1);
     await permits.acquire();
@@ -339,7 +349,7 @@ describe('the write budget workflow', () => {
           startWorkflowOperation: new WithStartWorkflowOperation('writeBudget', {
             workflowId: writeBudgetWorkflowId(carried),
             taskQueue,
-            args: [{ lastInteractive: now - 1_000 }],
+            args: [{ grants: [], lastInteractive: now - 1_000 }],
             workflowIdConflictPolicy: 'USE_EXISTING',
           }),
         })
@@ -382,5 +392,103 @@ describe('the write budget workflow', () => {
       await Promise.race([outcome, new Promise((r) => setTimeout(() => r('still waiting'), 10_000))]),
     ).toBe(reason);
     await env.client.workflow.getHandle(writeBudgetWorkflowId(account)).terminate();
+  }, 60_000);
+});
+
+describe('a budget that stops (issue 36, item 4)', () => {
+  it('a run started after a terminate keeps quiet before its first grant; the first run of an id does not', async () => {
+    const account = `restart-${randomUUID().slice(0, 8)}`;
+    const starts: unknown[] = [];
+    const client = {
+      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) =>
+        env.client.withAbortSignal(signal, fn),
+      workflow: {
+        executeUpdateWithStart: (...args: Parameters<Client['workflow']['executeUpdateWithStart']>) => {
+          starts.push(
+            (args[1].startWorkflowOperation as unknown as { options: { args: unknown[] } }).options.args[0],
+          );
+          return env.client.workflow.executeUpdateWithStart(...args);
+        },
+      },
+    } as unknown as Client;
+    // 2 writes per 1 s (+ 250 ms margin): a restarted run keeps quiet 2 s + 2 × 1.25 s = 4.5 s.
+    const settings = writeBudgetSettings(2, { windowMs: 1_000, marginMs: 250, leadMs: 0, lateMs: 100 });
+    const permits = writeBudgetPermits(account, settings, {
+      temporalClient: () => client,
+      workflowTaskQueue: taskQueue,
+      interactive: true,
+    });
+    const asked = Date.now();
+    const first = (await permits.acquire())!;
+    expect(first.instant - asked).toBeLessThan(1_000);
+    expect(starts).toEqual([{ firstOfId: true }]);
+    const handle = env.client.workflow.getHandle(writeBudgetWorkflowId(account));
+    await handle.terminate('operator terminated the budget');
+    const again = Date.now();
+    const second = (await permits.acquire())!;
+    // The first-of-id start was refused (the terminated run is retained): a run without it, quiet.
+    expect(starts.slice(1, 3)).toEqual([{ firstOfId: true }, {}]);
+    expect(second.instant - again).toBeGreaterThanOrEqual(4_500 - 100);
+    await handle.terminate();
+  }, 60_000);
+
+  it('fails a write whose reservation the budget does not answer by its deadline, and counts it stalled', async () => {
+    const account = `stalled-${randomUUID().slice(0, 8)}`;
+    const events: WriteBudgetEvent[] = [];
+    const onEvent = (message: unknown) => events.push(message as WriteBudgetEvent);
+    diagnosticsChannel.subscribe(WRITE_BUDGET_CHANNEL, onEvent);
+    try {
+      const permits = writeBudgetPermits(account, writeBudgetSettings(20, { reserveDeadlineMs: 1_000 }), {
+        temporalClient: () => env.client,
+        workflowTaskQueue: `nobody-${randomUUID()}`,
+      });
+      const started = Date.now();
+      const outcome = await Promise.race([
+        permits.acquire().then(
+          () => 'granted',
+          (error: unknown) => error,
+        ),
+        new Promise((r) => setTimeout(() => r('still waiting'), 10_000)),
+      ]);
+      expect(outcome).toBeInstanceOf(WriteBudgetStalledError);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(events.filter((e) => e.account === account && e.stalled)).toHaveLength(1);
+    } finally {
+      diagnosticsChannel.unsubscribe(WRITE_BUDGET_CHANNEL, onEvent);
+      await env.client.workflow
+        .getHandle(writeBudgetWorkflowId(account))
+        .terminate()
+        .catch(() => undefined);
+    }
+  }, 60_000);
+});
+
+describe('the write budget history', () => {
+  it('is recorded for the replay suite (TCR_RECORD_HISTORIES=1)', async () => {
+    const account = `rec-${randomUUID().slice(0, 8)}`;
+    const handle = env.client.workflow.getHandle(writeBudgetWorkflowId(account));
+    const now = 1_700_000_000_000;
+    const ask = (request: Partial<WriteBudgetRequest>) =>
+      env.client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
+        args: [{ limit: 3, windowMs: 10_000, marginMs: 250, leadMs: 50, now, ...request }],
+        startWorkflowOperation: startBudget(account),
+      });
+    const single = await ask({});
+    const counted = await ask({
+      now: now + 10,
+      count: 3,
+      horizonMs: 1_000,
+      id: 'rec-1',
+      deadline: now + 20_010,
+    });
+    const interactive = await ask({ now: now + 20, count: 2, interactive: true, headroom: 1, id: 'rec-2' });
+    // The first reservation asked again (its answer lost): the same instants.
+    const repeated = await ask({ now: now + 30, count: 3, horizonMs: 1_000, id: 'rec-1' });
+    expect(repeated.instants).toEqual(counted.instants);
+    expect([single.at, ...(counted.instants ?? []), ...(interactive.instants ?? [])].length).toBeGreaterThan(
+      1,
+    );
+    await recordHistory(handle, 'write-budget-grants');
+    await handle.terminate();
   }, 60_000);
 });

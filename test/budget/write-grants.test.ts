@@ -1,5 +1,5 @@
 /**
- * The write budget's grant rule (src/contracts/write-budget.ts), on its own: the first `limit` grants
+ * The write budget's grant rule (src/workflows/budget/grant-rules.ts), on its own: the first `limit` grants
  * of an idle log go at once, the next waits a window plus the margin after the one `limit` places
  * back, no span of window + margin ever holds more than `limit` grants (random request streams with
  * handed-back instants), and a handed-back instant can be granted again. While interactive writes
@@ -10,16 +10,16 @@
  * fall within 10 s (a model of sends and network delays, random streams).
  */
 import { describe, expect, it } from 'vitest';
+import type { SentWrite, WriteBudgetRequest } from '../../src/contracts/write-budget.js';
 import {
   insertGrant,
   nextWriteGrant,
-  type SentWrite,
-  type WriteBudgetRequest,
+  restartQuietMs,
   WriteGrantLog,
   withinWindow,
   withoutUnusedGrant,
   writeBudgetRequestProblem,
-} from '../../src/contracts/write-budget.js';
+} from '../../src/workflows/budget/grant-rules.js';
 
 const base = { limit: 20, windowMs: 10_000, marginMs: 250, leadMs: 50 };
 const at = (now: number, extra: Partial<WriteBudgetRequest> = {}): WriteBudgetRequest => ({
@@ -344,5 +344,87 @@ describe('write grants', () => {
       // No span under 10 s holds 21 arrivals.
       expect(withinWindow(arrivals, 20, 10_000)).toBe(true);
     }
+  });
+});
+
+describe('a restarted budget, reservation ids and deadlines (issue 36, item 4)', () => {
+  const rules = { restartRules: true };
+  /**
+   * A backlog on two logs: the first grants what its counted, background requests ask until it is
+   * "terminated" at `killAt`; a second log, restarted (or, without the rules, started afresh), takes
+   * over with the rest. Every grant of both is a write that goes. Returns every grant.
+   */
+  function restartMidBurst(options: { restartRules: boolean; restarted: boolean }) {
+    const request = (now: number, count: number) =>
+      at(now, { count, horizonMs: 1_000, headroom: 2, headroomHoldMs: 300_000 });
+    const first = new WriteGrantLog({}, { restartRules: options.restartRules, restarted: false });
+    const granted: number[] = [];
+    let now = 1_000_000;
+    let left = 60;
+    const drive = (log: WriteGrantLog, until: number) => {
+      while (left > 0 && now < until) {
+        const { instants, retryAt } = log.grantAll(request(now, Math.min(left, 20)));
+        granted.push(...instants);
+        left -= instants.length;
+        now = retryAt !== undefined ? Math.max(now + 1, retryAt) : now + 10;
+      }
+    };
+    drive(first, 1_000_500);
+    const second = new WriteGrantLog({}, options);
+    drive(second, Number.POSITIVE_INFINITY);
+    return granted.sort((a, b) => a - b);
+  }
+
+  it("a run started without carried grants grants nothing before the old window could have closed: the two runs' grants never crowd a window", () => {
+    const grants = restartMidBurst({ restartRules: true, restarted: true });
+    expect(grants).toHaveLength(60);
+    expect(withinWindow(grants, 20, 10_250)).toBe(true);
+    // Without the rules (as before the patch) the new run grants a second window at once.
+    expect(withinWindow(restartMidBurst({ restartRules: false, restarted: true }), 20, 10_250)).toBe(false);
+  });
+
+  it('keeps quiet from its first request for two windows and margins plus the most lead, and carries that quiet', () => {
+    const log = new WriteGrantLog({}, { ...rules, restarted: true });
+    const quietUntil = 1_000_000 + restartQuietMs(at(1_000_000));
+    expect(quietUntil).toBe(1_000_000 + 2_000 + 2 * 10_250);
+    // An interactive request is held to the reach (a window and margin past its lead): ask again.
+    const early = log.grantAll(at(1_000_000, { count: 1, interactive: true }));
+    expect(early.instants).toEqual([]);
+    expect(early.retryAt).toBe(quietUntil - 50 - 10_250);
+    // A new run carrying the log keeps the quiet window.
+    const next = new WriteGrantLog(log.carried(), rules);
+    expect(next.grantAll(at(early.retryAt!, { count: 1, interactive: true })).instants).toEqual([quietUntil]);
+    // The first run of an id (firstOfId) or a continued one grants at once.
+    expect(new WriteGrantLog({}, { ...rules, restarted: false }).grant(at(1_000_000))).toBe(1_000_050);
+  });
+
+  it('answers a repeated reservation id with its first answer and records nothing more, across runs too', () => {
+    const log = new WriteGrantLog({}, rules);
+    const first = log.grantAll(at(1_000_000, { id: 'r-1', count: 3 }));
+    expect(first.instants).toEqual([1_000_050, 1_000_050, 1_000_050]);
+    const again = log.grantAll(at(1_000_200, { id: 'r-1', count: 3 }));
+    expect(again.instants).toEqual(first.instants);
+    expect(again.repeated).toBe(true);
+    expect(log.instants()).toHaveLength(3);
+    const carried = new WriteGrantLog(log.carried(), rules);
+    expect(carried.grantAll(at(1_000_300, { id: 'r-1', count: 3 })).instants).toEqual(first.instants);
+    expect(carried.instants()).toHaveLength(3);
+    // Another id is a new grant.
+    expect(carried.grantAll(at(1_000_300, { id: 'r-2', count: 1 })).instants).toEqual([1_000_350]);
+  });
+
+  it('refuses a request whose deadline another caller has passed (unless its id was answered)', () => {
+    const log = new WriteGrantLog({}, rules);
+    log.grantAll(at(1_000_000, { id: 'a', count: 1, deadline: 1_020_000 }));
+    log.grantAll(at(1_030_000, { id: 'b', count: 1, deadline: 1_050_000 }));
+    expect(log.refusal(at(1_000_100, { id: 'c', count: 1, deadline: 1_020_100 }))).toMatch(/deadline/);
+    expect(log.refusal(at(1_000_100, { id: 'a', count: 1, deadline: 1_020_000 }))).toBeUndefined();
+    expect(log.refusal(at(1_030_100, { id: 'd', count: 1, deadline: 1_050_100 }))).toBeUndefined();
+    // Without the rules (a run before the patch) nothing is refused.
+    const old = new WriteGrantLog();
+    old.grant(at(1_030_000));
+    expect(old.refusal(at(1_000_100, { deadline: 1_020_100 }))).toBeUndefined();
+    expect(writeBudgetRequestProblem(at(1, { id: '' }))).toMatch(/id/);
+    expect(writeBudgetRequestProblem(at(1, { leadMs: 2_001 }))).toMatch(/leadMs/);
   });
 });

@@ -16,8 +16,6 @@ import * as workflows from '../../src/workflows/index.js';
 import { patchIds } from '../../src/workflows/patches.js';
 
 const OWED_TYPES: Record<string, string> = {
-  // recording owed: writeBudget: no suite records the budget workflow's history yet (issue 36 item 1).
-  writeBudget: 'no recording test yet',
   // recording owed: estateImportWorkflow: test/workflows estate suites do not call recordHistory yet.
   estateImportWorkflow: 'no recording test yet',
   // recording owed: estateSweepWorkflow: as above.
