@@ -16,12 +16,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BenchStack, startBenchStack } from '../../bench/support/bench-stack.js';
-import { isWrite, type ProxiedCall } from '../../bench/support/counting-proxy.js';
+import { isWrite } from '../../bench/support/counting-proxy.js';
 import { brandOrder } from '../../bench/support/orders.js';
 import { brandHandle, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import { maxInAnyWindow } from './support.js';
 
 const N = 40;
-const WINDOW_MS = 10_000;
 
 let stack: BenchStack;
 beforeAll(async () => {
@@ -30,19 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-function maxInAnyWindow(calls: readonly ProxiedCall[]): number {
-  const times = calls
-    .filter((c) => isWrite(c) && c.status !== 429)
-    .map((c) => c.startMs)
-    .sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= WINDOW_MS) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
-}
 
 const registrations = () =>
   stack.proxy.calls.filter(

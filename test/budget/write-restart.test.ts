@@ -17,8 +17,8 @@ import { startBrandOrder } from '../../src/orders/brand-client.js';
 import type { SimulatorAccount } from '../../src/simulator/index.js';
 import { brandOrder } from '../cli/support.js';
 import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
+import { maxInAnyWindow } from './support.js';
 
-const WINDOW_MS = 10_000;
 const ACCOUNT = 'restart';
 const N = 45;
 
@@ -41,16 +41,6 @@ const writes = (): ProxiedCall[] =>
 
 const accepted = () =>
   writes().filter((c) => c.path.endsWith('/brand/nonBlocking') && c.status >= 200 && c.status < 300);
-
-function maxInAnyWindow(calls: readonly ProxiedCall[]): number {
-  const times = calls.filter((c) => c.status !== 429).map((c) => c.startMs);
-  let best = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= WINDOW_MS) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
-}
 
 async function until(done: () => boolean, what: string, tries = 1800): Promise<void> {
   for (let attempt = 0; attempt < tries; attempt++) {

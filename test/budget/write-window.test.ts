@@ -20,8 +20,8 @@ import { startBrandOrder } from '../../src/orders/brand-client.js';
 import type { SimulatorAccount } from '../../src/simulator/index.js';
 import { brandOrder } from '../cli/support.js';
 import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
+import { maxInAnyWindow, WINDOW_MS } from './support.js';
 
-const WINDOW_MS = 10_000;
 const LIMIT = 20;
 
 const simAccounts: Record<string, SimulatorAccount> = {
@@ -52,17 +52,6 @@ function writes(account: string): ProxiedCall[] {
     .proxy(account)
     .calls.filter(isWrite)
     .sort((a, b) => a.startMs - b.startMs);
-}
-
-/** The largest number of accepted writes whose arrivals fit in one window. */
-function maxInAnyWindow(calls: readonly ProxiedCall[]): number {
-  const times = calls.filter((c) => c.status !== 429).map((c) => c.startMs);
-  let best = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= WINDOW_MS) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
 }
 
 /** Repeats `read` until `done` holds (an event observed on the wire, not a sleep). */
