@@ -158,13 +158,10 @@ async function reserve(
       client.workflow.executeUpdateWithStart(reserveWriteUpdate, {
         args: [{ ...request(attempt), id }],
         updateId: id,
-        startWorkflowOperation: new WithStartWorkflowOperation(WRITE_BUDGET_WORKFLOW_TYPE, {
-          workflowId: writeBudgetWorkflowId(account),
-          taskQueue,
-          args: [firstOfId ? { firstOfId: true } : {}],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: firstOfId ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
-        }),
+        startWorkflowOperation: new WithStartWorkflowOperation(
+          WRITE_BUDGET_WORKFLOW_TYPE,
+          budgetStartOptions(account, taskQueue, firstOfId),
+        ),
       });
     try {
       // The update waits until the budget workflow answers, which it never does when no worker serves
@@ -188,6 +185,20 @@ async function reserve(
 }
 
 /**
+ * How the budget workflow of `account` is started, by a reservation (with its update) or by the
+ * workers: joined when it runs; `firstOfId` only as the first run of its id (reuse rejected).
+ */
+function budgetStartOptions(account: string, taskQueue: string, firstOfId: boolean) {
+  return {
+    workflowId: writeBudgetWorkflowId(account),
+    taskQueue,
+    args: [firstOfId ? { firstOfId: true } : {}],
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    workflowIdReusePolicy: firstOfId ? ('REJECT_DUPLICATE' as const) : ('ALLOW_DUPLICATE' as const),
+  };
+}
+
+/**
  * Starts the budget workflow of `account` unless it runs (the workers do, so the first write does not
  * wait for a start): as the first run of its id when no run of it is retained, otherwise (an earlier
  * run terminated) as a run that keeps quiet first (src/workflows/budget/grant-rules.ts).
@@ -198,13 +209,7 @@ export async function startWriteBudget(
   taskQueue: string = WRITE_BUDGET_TASK_QUEUE,
 ): Promise<void> {
   const start = (firstOfId: boolean) =>
-    client.workflow.start(WRITE_BUDGET_WORKFLOW_TYPE, {
-      workflowId: writeBudgetWorkflowId(account),
-      taskQueue,
-      args: [firstOfId ? { firstOfId: true } : {}],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: firstOfId ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
-    });
+    client.workflow.start(WRITE_BUDGET_WORKFLOW_TYPE, budgetStartOptions(account, taskQueue, firstOfId));
   try {
     await start(true);
   } catch (error) {
