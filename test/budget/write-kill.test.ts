@@ -19,6 +19,7 @@ import { type BenchStack, startBenchStack } from '../../bench/support/bench-stac
 import { isWrite } from '../../bench/support/counting-proxy.js';
 import { brandOrder } from '../../bench/support/orders.js';
 import { brandHandle, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
+import { testNote } from '../support/quiet-log.js';
 import { maxInAnyWindow } from './support.js';
 
 const N = 40;
@@ -83,7 +84,7 @@ it('two worker processes share one write budget; one SIGKILLed mid-burst and res
 
   const writes = stack.proxy.calls.filter(isWrite);
   const attempts = await Promise.all(references.map(registrationAttempts));
-  console.log(
+  testNote(
     `kill: ${writesAtKill} registrations before the kill; ${writes.length} writes, ` +
       `${writes.filter((c) => c.status === 429).length} x 429, at most ${maxInAnyWindow(writes)} in any 10 s; ` +
       `${attempts.filter((a) => a > 1).length} registrations ran a second attempt`,

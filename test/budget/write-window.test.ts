@@ -20,6 +20,7 @@ import { startBrandOrder } from '../../src/orders/brand-client.js';
 import type { SimulatorAccount } from '../../src/simulator/index.js';
 import { brandOrder } from '../cli/support.js';
 import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
+import { testNote } from '../support/quiet-log.js';
 import { maxInAnyWindow, WINDOW_MS } from './support.js';
 
 const LIMIT = 20;
@@ -99,7 +100,7 @@ describe('the write budget of an account', () => {
   it('spends a whole window at once after an idle one, then waits for the window: 20 together, the 21st a window later, no 429', async () => {
     await orderBrands('solo', 26);
     const shape = await windowShape('solo', 26);
-    console.log('solo window', JSON.stringify(shape));
+    testNote(`solo window ${JSON.stringify(shape)}`);
     expect(shape.rateLimited).toBe(0);
     expect(shape.inFirstHalfWindow).toBe(LIMIT);
     expect(shape.twentyFirstAfterWindow).toBe(true);
@@ -111,7 +112,7 @@ describe('the write budget of an account', () => {
   it('gives two accounts in one worker process each their own window at the same time', async () => {
     await Promise.all([orderBrands('left', 24), orderBrands('right', 24)]);
     const [left, right] = await Promise.all([windowShape('left', 24), windowShape('right', 24)]);
-    console.log('left window', JSON.stringify(left), 'right window', JSON.stringify(right));
+    testNote(`left window ${JSON.stringify(left)} right window ${JSON.stringify(right)}`);
     for (const shape of [left, right]) {
       expect(shape.rateLimited).toBe(0);
       expect(shape.inFirstHalfWindow).toBe(LIMIT);

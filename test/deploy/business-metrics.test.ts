@@ -8,7 +8,7 @@
  * company name or registry id.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARKED_EVENTS_WORKFLOW_TYPE, type ParkedEventsWorkflow } from '../../src/contracts/parked-events.js';
 import {
@@ -39,6 +39,7 @@ import {
   withSimulatorWorkers,
 } from '../fixtures/workflow-simulator.js';
 import { installPrometheusRuntime } from '../support/prometheus-runtime.js';
+import { quietTestLogger } from '../support/quiet-log.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 interface Sample {
@@ -109,8 +110,8 @@ describe('business metrics on the worker Prometheus endpoint', () => {
     // A Runtime that serves Prometheus metrics replaces the quiet one (its exporter on a probed
     // port, retried if taken).
     metricsUrl = await installPrometheusRuntime((bindAddress) => ({
-      ...runtimeTelemetryOptions({ prometheusBindAddress: bindAddress }),
-      logger: new DefaultLogger('WARN'),
+      // The quiet test logger: the core's warnings and the worker's go to test-results/logs too.
+      ...runtimeTelemetryOptions({ prometheusBindAddress: bindAddress, logger: quietTestLogger }),
     }));
     stopObserving = observeRegistryAnswers(Runtime.instance().metricMeter);
     stopObservingBudget = observeWriteBudget(Runtime.instance().metricMeter);

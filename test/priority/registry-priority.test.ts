@@ -30,6 +30,7 @@ import { WRITE_ACTIVITIES_PER_ACCOUNT } from '../../src/workers/create-workers.j
 import { registryPriorityKeys } from '../../src/workflows/entity/stubs.js';
 import { brandOrder } from '../cli/support.js';
 import { startTestStack, type TestStack } from '../fixtures/test-stack.js';
+import { testNote } from '../support/quiet-log.js';
 
 const ACCOUNT = 'local';
 /**
@@ -166,7 +167,7 @@ describe('registry call priorities on one account', () => {
     const update = opCalls.filter((c) => c.activityType === 'updateBrand').at(-1)!;
     const waiting = bulkRegistrations.filter((c) => c.startedAt! > update.scheduledAt);
     const ahead = waiting.filter((c) => c.startedAt! < update.startedAt!);
-    console.log(
+    testNote(
       `priority: ${waiting.length} of ${BACKLOG} registrations waiting when the update was queued; ` +
         `${ahead.length} started before it; update waited ${update.startedAt! - update.scheduledAt} ms, ` +
         `webhook read ${webhookRead.startedAt! - webhookRead.scheduledAt} ms`,
@@ -188,7 +189,7 @@ describe('registry call priorities on one account', () => {
     const overtaken = bulkRegistrations.filter(
       (c) => c.startedAt! < update.startedAt! && c.completedAt! > update.completedAt!,
     );
-    console.log(`priority: the operator's write overtook ${overtaken.length} registrations holding a slot`);
+    testNote(`priority: the operator's write overtook ${overtaken.length} registrations holding a slot`);
     expect(overtaken.length).toBeGreaterThanOrEqual(2);
     expect(overtaken.length).toBeLessThanOrEqual(WRITE_ACTIVITIES_PER_ACCOUNT);
 

@@ -34,6 +34,7 @@ import {
   payloadEncoding,
 } from '../codec/history-leaks.js';
 import { requirement } from '../support/ci-requirement.js';
+import { testNote } from '../support/quiet-log.js';
 import { workflowBundle } from '../support/temporal-env.js';
 import { Browser } from './cdp.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
@@ -364,7 +365,7 @@ describe('the local stack', () => {
           workflowId,
         ),
       );
-    console.log(
+    testNote(
       `raw histories: ${runs.length} runs (${continued.length} continued as new), ${payloadCount} payloads, ${failureMessages.length} failures, ${secrets.length} personal values and tokens searched`,
     );
   }, 600_000);

@@ -16,8 +16,12 @@ import { workflowPreloadModules } from '../../src/workers/workflow-preload.js';
  * to the environment, so one file's tests share it. The project's search attributes are registered.
  */
 export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  // Through a wrapper that sends the server's output (SEVERE stack traces of calls it answers with a
+  // retryable error) to test-results/logs (quiet test runs).
+  process.env.TCR_TEST_SERVER_LAUNCH = testServerPath();
+  process.env.TCR_TEST_LOG_DIR = testLogDir;
   const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServerPath() } },
+    server: { executable: { type: 'existing-path', path: quietTestServerWrapper } },
   });
   // The test server rejects search attributes it does not know: register the project's, as the dev
   // server and temporal-docker do.
@@ -35,7 +39,7 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
 export function devServerEnv(): Promise<TestWorkflowEnvironment> {
   // Through a wrapper that sends the CLI's start-up banner to test-results/logs (quiet test runs).
   process.env.TCR_TEMPORAL_CLI = temporalCliPath();
-  process.env.TCR_TEST_LOG_DIR = join(process.cwd(), 'test-results', 'logs');
+  process.env.TCR_TEST_LOG_DIR = testLogDir;
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: quietCliWrapper },
@@ -47,6 +51,8 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 const quietCliWrapper = fileURLToPath(new URL('./temporal-cli-quiet.sh', import.meta.url));
+const quietTestServerWrapper = fileURLToPath(new URL('./temporal-test-server-quiet.sh', import.meta.url));
+const testLogDir = join(process.cwd(), 'test-results', 'logs');
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 

@@ -140,8 +140,8 @@ afterAll(async () => {
 const finals = new Set((Object.keys(brandPhases) as BrandPhase[]).filter((p) => brandPhases[p].final));
 
 describe('seeded randomized interleavings of orders, updates, webhooks and registry faults', () => {
-  it(`${SCHEDULES} schedules keep every invariant`, { timeout: 900_000 }, async () => {
-    console.info(`interleaving seed ${SEED}: replay with TCR_INTERLEAVING_SEED=${SEED}`);
+  it(`${SCHEDULES} schedules keep every invariant`, { timeout: 900_000 }, async ({ onTestFailed }) => {
+    onTestFailed(() => console.error(`interleaving seed ${SEED}: replay with TCR_INTERLEAVING_SEED=${SEED}`));
     const { schedules, sleepsMinutes } = makeSchedules(SEED, SCHEDULES);
     const fake = new FakeRegistry();
     const plan = new Map(schedules.map((s) => [s.reference, s]));
