@@ -33,6 +33,8 @@ export const PATCHES = {
   campaignWindDown: 'campaign-wind-down',
   /** Write budget: a restarted run keeps quiet, reservation ids answered once, deadlines, the reach (issue 36). */
   writeBudgetRestart: 'write-budget-restart',
+  /** A Temporal cancellation of a created campaign turns its renewal off (bounded) before the workflow ends (issue 34). */
+  campaignCancelRenewalOff: 'campaign-cancel-renewal-off',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

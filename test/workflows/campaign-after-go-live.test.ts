@@ -160,6 +160,39 @@ describe('cancel of a created campaign', () => {
     expect(off.needsAction.map((a) => a.key)).not.toContain('registry-error');
     expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
   });
+
+  // A Temporal cancellation (Web UI, `temporal workflow cancel`) ends the workflow: nothing will watch
+  // the campaign after it, so renewal goes off at the registry first (it would renew and be billed
+  // every month with nothing managing it).
+  it('a Temporal cancellation of a running campaign turns renewal off at the registry before the workflow ends', async () => {
+    const { reference, handle, campaignId } = await running();
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(true);
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.phase).toBe('cancelled');
+    expect((await registryRecord(campaignId)).autoRenewal).toBe(false);
+    expect(result.status.renewalOff).toBe(true);
+    expect(result.status.needsAction).toEqual([]);
+    expect(result.status.audit.entries.map((a) => a.event)).toContain('renewal-off');
+    expect((await getCampaignStatus(env.client, reference)).phase).toBe('cancelled');
+    await recordHistory(handle, 'campaign-temporal-cancel-renewal-off');
+  });
+
+  it('a Temporal cancellation during a registry outage still ends, bounded, and says renewal is still on', async () => {
+    const { handle, campaignId } = await running();
+    bench.faults.inject('updateCampaign', 500);
+    try {
+      await handle.cancel();
+      const result = await handle.result();
+      expect(result.phase).toBe('cancelled');
+      expect((await registryRecord(campaignId)).autoRenewal).toBe(true);
+      expect(result.status.renewalOff).not.toBe(true);
+      const renewalOn = result.status.needsAction.find((a) => a.key === 'renewal-on');
+      expect(renewalOn?.action).toMatch(/portal/);
+    } finally {
+      bench.faults.clear('updateCampaign');
+    }
+  });
 });
 
 // Last in the file: it sends the file's brand back through verification.

@@ -3,7 +3,7 @@
  * runs): adopt by reference, await the brand, check, create (billed once), share, read and reconcile
  * a created campaign. `advance` runs steps while the campaign moves on.
  */
-import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
 import type { CampaignContent, UpstreamPartnerCheck } from '../../contracts/campaign.js';
 import type { CampaignCreatedResult, SharingSnapshot } from '../../contracts/campaign-activity-types.js';
 import {
@@ -32,6 +32,9 @@ import {
   unknownPartnerRefusal,
 } from './derive.js';
 import { preCreationPhases } from './phases.js';
+
+/** How long a Temporal cancellation of a created campaign tries to turn its renewal off. */
+export const RENEWAL_OFF_AT_END = '2 minutes';
 
 /** Steps one reconciliation runs at most (each moves the campaign one phase on). */
 const MAX_STEPS = 10;
@@ -389,6 +392,49 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     return call;
   };
 
+  /**
+   * A Temporal cancellation (Web UI, `temporal workflow cancel`) of a created campaign ends the
+   * workflow: nothing watches the campaign after it, so renewal goes off at the registry first (patch
+   * campaign-cancel-renewal-off). Bounded, so a cancel never hangs: a registry that has not taken the
+   * PUT within RENEWAL_OFF_AT_END lets the cancellation end anyway. The registry's answer is recorded
+   * but decides no phase (the workflow is ending). Returns why renewal may still be on, if it may.
+   */
+  const renewalOffAtEnd = async (): Promise<string | undefined> => {
+    if (status.renewalOff) return undefined;
+    if (state.snapshot?.autoRenewal === false) {
+      status.renewalOff = true;
+      return undefined;
+    }
+    const campaignId = status.campaignId!;
+    let call: CallResult<Awaited<ReturnType<typeof writes.updateCampaign>>>;
+    try {
+      call = await CancellationScope.withTimeout(RENEWAL_OFF_AT_END, () =>
+        guarded.call('turn renewal off', () =>
+          writes.updateCampaign({ account, campaignId, patch: { autoRenewal: false } }),
+        ),
+      );
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      audit('operator', 'registry-refused', `autoRenewal=false: no answer within ${RENEWAL_OFF_AT_END}`);
+      return `the registry did not take PUT autoRenewal=false within ${RENEWAL_OFF_AT_END} of the cancellation`;
+    }
+    if (!call.ok) {
+      audit('operator', 'registry-refused', `autoRenewal=false: ${call.failure.message}`);
+      return `PUT autoRenewal=false failed: ${call.failure.message}`;
+    }
+    state.snapshot = call.value;
+    if (call.value.autoRenewal !== null && call.value.autoRenewal !== undefined)
+      status.autoRenewal = call.value.autoRenewal;
+    if (call.value.nextRenewalOrExpirationDate)
+      status.nextRenewalOrExpirationDate = call.value.nextRenewalOrExpirationDate;
+    if (call.value.autoRenewal !== false)
+      return `the registry answered autoRenewal ${String(call.value.autoRenewal)} to PUT autoRenewal=false`;
+    status.renewalOff = true;
+    const until = status.nextRenewalOrExpirationDate;
+    audit('operator', 'renewal-off', until ? `expires ${until}` : undefined);
+    return undefined;
+  };
+
   /** winding-down: the registry's record shows renewal off: the cancel's intent holds. */
   const renewalOffIfRead = (cause: AuditCause) => {
     if (status.phase !== 'winding-down' || status.renewalOff || state.snapshot?.autoRenewal !== false) return;
@@ -496,7 +542,16 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     }
   };
 
-  return { create, share, advance, reconcile, reconcileAdopted, readAndApplySharing, turnRenewalOff };
+  return {
+    create,
+    share,
+    advance,
+    reconcile,
+    reconcileAdopted,
+    readAndApplySharing,
+    turnRenewalOff,
+    renewalOffAtEnd,
+  };
 }
 
 export type CampaignSteps = ReturnType<typeof campaignSteps>;

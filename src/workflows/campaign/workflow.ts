@@ -27,6 +27,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CampaignResult } from '../../contracts/campaign.js';
@@ -38,6 +39,7 @@ import { runEntityLoop, startAdoptedPolls } from '../entity/loop.js';
 import { campaignOutcome, setNotifications } from '../entity/notify.js';
 import { wakePriority } from '../entity/stubs.js';
 import type { BackoffSchedule } from '../entity/wait.js';
+import { PATCHES } from '../patches.js';
 import { campaignApply } from './apply.js';
 import { campaignContext } from './context.js';
 import { overdueAction, overdueKey } from './derive.js';
@@ -198,7 +200,21 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
     // A Temporal cancellation (Web UI, `temporal workflow cancel`): the same path as the operator's
     // cancel, after a billed create in flight has finished and been recorded. The loop has answered
     // the operation it interrupted and those still queued.
-    await CancellationScope.nonCancellable(async () => cancel('cancelled through Temporal', 'operator'));
+    await CancellationScope.nonCancellable(async () => {
+      // The workflow ends: a created campaign left renewing would be billed every month with nothing
+      // watching it (`tcr campaign cancel` winds it down instead and watches it until it expires).
+      const renewalOn =
+        status.created && !table[status.phase].final && patched(PATCHES.campaignCancelRenewalOff)
+          ? await steps.renewalOffAtEnd()
+          : undefined;
+      cancel('cancelled through Temporal', 'operator');
+      if (renewalOn !== undefined)
+        books.setAction(
+          'renewal-on',
+          'turn auto-renewal off in the registry portal (the campaign keeps renewing and being billed; this workflow has ended)',
+          renewalOn,
+        );
+    });
   }
   // Operations still queued when a final phase was reached get their answer, and every handler
   // returns it before the workflow ends.
