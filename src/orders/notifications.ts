@@ -10,6 +10,7 @@ import {
   type Workflow,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { z } from 'zod';
 import { BRAND_WORKFLOW_TYPE, type BrandStatus, brandStatusQuery } from '../contracts/brand.js';
@@ -150,6 +151,16 @@ export interface WaitOptions {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RETRY_MS = 200;
 
+/**
+ * The longest one update of a wait lasts. A server may lose an update admitted just before a
+ * continue-as-new (the time-skipping test server does: its caller then polled for ever), so every
+ * attempt asks the workflow to answer within this and its RPCs carry a deadline a little later; a
+ * lost attempt is asked again under the next id. Each attempt adds a few events to the entity's
+ * history: about 20 a minute per waiting caller.
+ */
+export const WAIT_ATTEMPT_MS = 15_000;
+const WAIT_ATTEMPT_GRACE_MS = 5_000;
+
 const failureType = (error: unknown): string | undefined => {
   const cause = (error as { cause?: { type?: string } }).cause;
   return cause?.type;
@@ -174,12 +185,15 @@ export async function waitForEntityPhase(
   let attempt = 0;
   for (;;) {
     const updateId = `wait-for-phase/${waitId}${attempt > 0 ? `/${attempt}` : ''}`;
+    const attemptEnd = Math.min(end, Date.now() + WAIT_ATTEMPT_MS);
     try {
-      const outcome = await entities[entity].withHandle(client, reference, (h) =>
-        h.executeUpdate(waitForPhaseUpdate, {
-          args: [{ phases, withinMs: Math.max(1, end - Date.now()) }],
-          updateId,
-        }),
+      const outcome = await client.withDeadline(attemptEnd + WAIT_ATTEMPT_GRACE_MS, () =>
+        entities[entity].withHandle(client, reference, (h) =>
+          h.executeUpdate(waitForPhaseUpdate, {
+            args: [{ phases, withinMs: Math.max(1, attemptEnd - Date.now()) }],
+            updateId,
+          }),
+        ),
       );
       // Workflow time past the deadline before the wall clock is (a time-skipping test server): ask
       // again under a new id until the caller's own time is up.
@@ -188,12 +202,13 @@ export async function waitForEntityPhase(
     } catch (error) {
       const retry =
         error instanceof WorkflowNotFoundError ||
+        error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
         (error instanceof WorkflowUpdateFailedError && failureType(error) === WAIT_INTERRUPTED);
       const passed =
         error instanceof WorkflowUpdateFailedError && failureType(error) === WAIT_DEADLINE_PASSED;
       if (!retry && !passed) throw error;
       if (Date.now() >= end) {
-        if (!passed) throw error;
+        if (!passed && !(error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)) throw error;
         const current = await entities[entity].status(client, reference);
         return { result: 'deadline', current: { phase: current.phase } as WaitForPhaseOutcome['current'] };
       }
