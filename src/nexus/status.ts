@@ -1,52 +1,35 @@
 /**
  * Where a brand or campaign stands for an order system, read from its `status` query: the Nexus
  * service's `status` operation, and the outcome of an entity whose workflow has closed (it takes no
- * subscription any more). The same reading of phases as the notifications' `OrderOutcome`
- * (src/contracts/notifications.ts): success, an end, an operator needed, or in progress.
+ * subscription any more). Phases are read as the notifications read them: one module,
+ * src/contracts/order-outcome.ts (success, an end, an operator needed, or in progress).
  */
 import type { Client } from '@temporalio/client';
 import type { BrandStatus } from '../contracts/brand.js';
 import type { CampaignStatus } from '../contracts/campaign.js';
 import { entityWorkflowId } from '../contracts/ids.js';
 import type { OrderResult, StatusResult } from '../contracts/nexus-service.js';
-import type { NotifiedEntity, OrderOutcome } from '../contracts/notifications.js';
+import type { NotifiedEntity } from '../contracts/notifications.js';
+import { orderOutcome, orderReason } from '../contracts/order-outcome.js';
 import { getBrandStatus } from '../orders/brand-client.js';
 import { getCampaignStatus } from '../orders/campaign-orders.js';
-
-const brandOutcomes: Partial<Record<string, OrderOutcome>> = {
-  ready: 'ready',
-  'registration-rejected': 'refused',
-  'needs-correction': 'needs-action',
-  deleted: 'deleted',
-  cancelled: 'cancelled',
-};
-const campaignOutcomes: Partial<Record<string, OrderOutcome>> = {
-  running: 'running',
-  refused: 'refused',
-  'share-declined': 'declined',
-  'awaiting-fee-approval': 'needs-action',
-  deactivated: 'deleted',
-  expired: 'expired',
-  cancelled: 'cancelled',
-};
 
 /** The status as the order system sees it (no personal data: phase, keys, reasons, registry ids). */
 export function statusResult(status: BrandStatus | CampaignStatus): StatusResult {
   const entity: NotifiedEntity = status.workflowType;
   const needsAction = status.needsAction.map((a) => ({ key: a.key, action: a.action, reason: a.reason }));
-  const table = entity === 'brand' ? brandOutcomes : campaignOutcomes;
-  const outcome = table[status.phase] ?? (needsAction.length > 0 ? 'needs-action' : 'in-progress');
+  const outcome = orderOutcome(entity, status.phase, needsAction.length > 0);
   const ids: Record<string, string> = {};
   if (status.brandId) ids.brandId = status.brandId;
   if (status.workflowType === 'campaign' && status.campaignId) ids.campaignId = status.campaignId;
-  const reason =
-    status.workflowType === 'campaign' && status.phase === 'refused' && status.refusal
-      ? status.refusal.reason
-      : status.workflowType === 'campaign' && status.phase === 'share-declined'
-        ? (status.sharing?.explanation ?? 'declined by the upstream partner')
-        : status.phase === 'cancelled'
-          ? status.cancelReason
-          : needsAction[0]?.reason;
+  const campaign = status.workflowType === 'campaign' ? status : undefined;
+  const reason = orderReason(entity, {
+    phase: status.phase,
+    refusalReason: campaign?.refusal?.reason,
+    declineExplanation: campaign?.sharing?.explanation,
+    cancelReason: status.cancelReason,
+    needsActionReasons: needsAction.map((a) => a.reason),
+  });
   return {
     entity,
     account: status.account,

@@ -50,6 +50,7 @@ import {
   type WaitForPhaseRequest,
   waitForPhaseUpdate,
 } from '../../contracts/notifications.js';
+import { orderOutcome } from '../../contracts/order-outcome.js';
 import { priorityKeys } from '../../contracts/priorities.js';
 import { PATCHES } from '../patches.js';
 
@@ -452,38 +453,16 @@ export function setNotifications(spec: NotifierSpec): Notifier {
   };
 }
 
-/** A brand's outcome for an order system: ready, or why it stops, or in progress. */
+/** A brand's outcome for an order system (the shared reading: src/contracts/order-outcome.ts). */
 export function brandOutcome(phase: string, needsAction: boolean): OrderOutcome {
-  switch (phase) {
-    case 'ready':
-      return 'ready';
-    case 'registration-rejected':
-      return 'refused';
-    case 'deleted':
-      return 'deleted';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return needsAction || phase === 'needs-correction' ? 'needs-action' : 'in-progress';
-  }
+  return orderOutcome('brand', phase, needsAction);
 }
 
-/** A campaign's outcome for an order system: running, or why it stops, or in progress. */
+/**
+ * A campaign's outcome for an order system (the shared reading): a created campaign the operator
+ * cancelled (`winding-down`) is `cancelled` at once. Only notification payloads change with the
+ * reading, never a command, so histories replay as recorded.
+ */
 export function campaignOutcome(phase: string, needsAction: boolean): OrderOutcome {
-  switch (phase) {
-    case 'running':
-      return 'running';
-    case 'refused':
-      return 'refused';
-    case 'share-declined':
-      return 'declined';
-    case 'expired':
-      return 'expired';
-    case 'deactivated':
-      return 'deleted';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return needsAction ? 'needs-action' : 'in-progress';
-  }
+  return orderOutcome('campaign', phase, needsAction);
 }
