@@ -27,6 +27,7 @@ import {
   startCampaignBench,
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
+import { registrationFeesFor } from '../support/registration-fees.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 const MINUTE = 60_000;
@@ -66,13 +67,6 @@ async function order(opts: Parameters<typeof orderBenchCampaign>[2] = {}) {
   const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, opts);
   handles.push(handle);
   return { reference, brandReference: brand.brandReference, brandId: brand.status!.brandId!, handle };
-}
-
-async function fees(campaignId?: string) {
-  const ledger = await bench.control.ledger();
-  return ledger.filter(
-    (e) => e.kind === 'CAMPAIGN_REGISTRATION' && (!campaignId || e.campaignId === campaignId),
-  );
 }
 
 async function campaignsAtRegistry(reference: string) {
@@ -153,7 +147,7 @@ describe('campaign lifecycle', () => {
       'running',
     ]);
     expect(await campaignsAtRegistry(reference)).toHaveLength(1);
-    expect(await fees(campaignId)).toHaveLength(1);
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([campaignId]);
     await recordHistory(handle, 'campaign-running');
   });
 
@@ -174,7 +168,9 @@ describe('campaign lifecycle', () => {
     });
     expect(after).toMatchObject({ outcome: 'done', ids: { campaignId: expect.any(String) } });
     expect((await getCampaignStatus(env.client, reference)).created).toBe(true);
-    expect(await fees(after.ids!.campaignId)).toHaveLength(1);
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([
+      after.ids!.campaignId,
+    ]);
   });
 
   it('decline then resubmit to the same partner; changes and cancel are refused while the share is PENDING', async () => {
@@ -214,7 +210,7 @@ describe('campaign lifecycle', () => {
     await bench.control.dcaComplete(campaignId);
     await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
     await waitForCampaignPhase(env.client, reference, 'running', 20_000);
-    expect(await fees(campaignId)).toHaveLength(1);
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([campaignId]);
     await recordHistory(handle, 'campaign-decline-resubmit');
   });
 
@@ -282,7 +278,9 @@ describe('campaign lifecycle', () => {
     expect(shared.alreadyExisted).toBe(true);
     expect(shared.mno.length).toBeGreaterThan(0);
     expect(await campaignsAtRegistry(reference)).toHaveLength(1);
-    expect(await fees(shared.campaignId)).toHaveLength(1);
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([
+      shared.campaignId,
+    ]);
     expect((await bench.control.faults()).length).toBe(0);
   });
 
@@ -307,7 +305,9 @@ describe('campaign lifecycle', () => {
     const afterApproval = await getCampaignStatus(env.client, reference);
     expect(afterApproval.created).toBe(true);
     expect(afterApproval.feeApprovedBy).toBe('ops@csp');
-    expect(await fees(approved.ids!.campaignId)).toHaveLength(1);
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([
+      approved.ids!.campaignId,
+    ]);
   });
 
   it('suspension and nudge raise needs-action per MNO; acknowledge clears them', async () => {
@@ -412,7 +412,7 @@ describe('campaign lifecycle', () => {
       after = await waitForIdleCampaign(reference, 'running');
     }
     expect(after.deliveries.duplicates).toBe(status.deliveries.duplicates + 1);
-    expect(await fees(campaignId)).toHaveLength(1);
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([campaignId]);
     // The latest run's input (what the run before it continued as new with): the state, without the
     // campaign fields once created.
     const latest = await handle.fetchHistory();
