@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
-import { requiredDataConverter } from '../codec/data-converter.js';
-import { createIngressClient, parseIngressConfig, startIngress } from '../ingress/index.js';
+import {
+  createIngressClient,
+  ingressDataConverter,
+  parseIngressConfig,
+  startIngress,
+} from '../ingress/index.js';
 import { startTracing } from '../observability/tracing.js';
 import { exitWhenDone } from '../workers/process-signals.js';
 import { untilSignal } from './shutdown.js';
@@ -18,6 +22,8 @@ Options:
   Secrets are read only from the environment: TCR_WEBHOOK_SECRETS (comma-separated, for rotation)
   or TCR_WEBHOOK_SECRETS_FILE. Each belongs to one account (its file label, or the one account of
   TCR_INGRESS_ACCOUNTS=name[=cspId],...): events reach only the verifying account's workflows.
+  Payloads are sealed with the public ingress keys only (TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE, from
+  tcr payload-keys public): the ingress cannot decrypt any history, and refuses TCR_PAYLOAD_KEYS_FILE.
   -h, --help           this text`;
 
 export async function runIngress(argv: string[]): Promise<number> {
@@ -42,9 +48,10 @@ export async function runIngress(argv: string[]): Promise<number> {
   if (values.path !== undefined) env.TCR_INGRESS_PATH = values.path;
   if (values['webhook-url'] !== undefined) env.TCR_WEBHOOK_URL = values['webhook-url'];
   const config = parseIngressConfig(env);
-  // Signals carry the registry's event (personal data): without keys the ingress does not start,
-  // unless TCR_PAYLOAD_ENCRYPTION=off.
-  const converter = requiredDataConverter(env);
+  // Signals carry the registry's event (personal data): sealed with the public ingress keys only
+  // (TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE); without them the ingress does not start, unless
+  // TCR_PAYLOAD_ENCRYPTION=off; the workers' key file is refused.
+  const converter = ingressDataConverter(env);
   // Before the client: its interceptor and the webhook spans find the provider this registers.
   const tracing = config.tracing ? startTracing({ config: config.tracing }) : undefined;
   const client = createIngressClient(config, converter);

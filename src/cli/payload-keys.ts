@@ -13,6 +13,7 @@ import { localStackKeysFile } from './cli-keys.js';
 import { type CliCommand, commandGroup, defineCommand } from './command.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
+import { ingressKeyHelp, publicKeysCommand } from './payload-keys-public.js';
 
 const fileHelp = `  --file PATH   the key file (default: TCR_PAYLOAD_KEYS_FILE)
   --id ID       the new key's id (default: k<yyyymmdd>-<random>)
@@ -33,10 +34,12 @@ function checkedId(id: string | undefined, usage: string): string | undefined {
 }
 
 function describe(ring: Keyring): string {
-  return ring
-    .ids()
-    .map((id) => `${id}${id === ring.currentId ? '  (current)' : ''}`)
-    .join('\n');
+  const ingress = ring
+    .sealingIds()
+    .map((id) => `${id}  (ingress key${id === ring.sealingCurrentId ? ', current' : ''})`);
+  return [...ring.ids().map((id) => `${id}${id === ring.currentId ? '  (current)' : ''}`), ...ingress].join(
+    '\n',
+  );
 }
 
 function keysCommand(
@@ -66,7 +69,9 @@ function keysCommand(
   });
 }
 
-const initHelp = `tcr payload-keys init: create a key file with one new key (mode 0600); refuses to overwrite one
+const initHelp = `tcr payload-keys init: create a key file with one new key and one ingress key (mode 0600); refuses to overwrite one
+
+The ingress gets only the public half: tcr payload-keys public --out FILE.
 
 Usage: tcr payload-keys init [--file PATH] [--id ID] [--json]
 ${fileHelp}`;
@@ -100,7 +105,7 @@ export const payloadKeysCommands = commandGroup(
     init: keysCommand('create a key file with one new key', initHelp, (file, id) => {
       if (existsSync(file))
         throw new KeyringError(`${file} exists; use 'tcr payload-keys rotate' to add a key`);
-      const ring = Keyring.generate(id);
+      const ring = Keyring.generate(id).withNewSealingKey();
       writeKeyFile(file, ring);
       return ring;
     }),
@@ -121,5 +126,15 @@ export const payloadKeysCommands = commandGroup(
       return ring;
     }),
     list: keysCommand('list the key ids', listHelp, (file) => readKeyFile(file)),
+    'ingress-key': keysCommand(
+      'add a new ingress key pair (its public half seals)',
+      ingressKeyHelp,
+      (file, id) => {
+        const ring = readKeyFile(file).withNewSealingKey(id);
+        writeKeyFile(file, ring);
+        return ring;
+      },
+    ),
+    public: publicKeysCommand,
   },
 );

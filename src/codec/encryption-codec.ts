@@ -16,6 +16,9 @@
  * another workflow of the same namespace still decodes there.
  * Version 1 (no "encryption-envelope"; 12-byte IV | ciphertext | tag under the key itself) is read,
  * never written.
+ * Version 3 (issue 35, item 3): sealed by the webhook ingress to the public half of an ingress key
+ * (X25519 + HKDF + AES-256-GCM, ./sealed-envelope.ts) with `SealingCodec`, which holds public keys
+ * only and opens nothing; this codec opens it with the ring's ingress private key.
  *
  * Decoding uses the key its payload names, so payloads written before a rotation still decode. A
  * payload that is not encrypted (a history from before encryption was switched on) is counted, and
@@ -33,6 +36,8 @@ import {
   recordPlaintextDecode,
 } from '../common/plaintext-decodes.js';
 import type { Keyring } from './keyring.js';
+import type { PublicKeys } from './public-keys.js';
+import { open, SealedEnvelopeError, seal } from './sealed-envelope.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -51,6 +56,7 @@ const TAG_BYTES = 16;
 const PayloadProto = proto.temporal.api.common.v1.Payload;
 const encryptedEncoding = Buffer.from(ENCRYPTED_ENCODING);
 const envelopeV2 = Buffer.from('2');
+const envelopeV3 = Buffer.from('3');
 
 export class PayloadDecryptionError extends Error {
   override name = 'PayloadDecryptionError';
@@ -142,23 +148,16 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   decrypt(payload: Payload): Payload {
-    if (!isEncrypted(payload)) {
-      recordPlaintextDecode();
-      if (this.plaintextInput === 'refuse')
-        throw new PayloadDecryptionError(
-          'payload is not encrypted, and this process has payload keys: refusing plaintext input (set TCR_ALLOW_PLAINTEXT_INPUT=true only for a migration window, while histories from before encryption are still read)',
-        );
-      return payload;
-    }
+    if (!isEncrypted(payload)) return plaintextInput(payload, this.plaintextInput);
     const id = payloadKeyId(payload);
     if (!id) throw new PayloadDecryptionError(`encrypted payload without '${KEY_ID_METADATA}' metadata`);
+    const version = envelopeVersion(payload);
+    if (version === '3') return this.openSealed(payload, id);
     const key = this.keyring.key(id);
     if (!key)
       throw new PayloadDecryptionError(
         `payload encrypted with key '${id}', which is not in the keyring (have: ${this.keyring.ids().join(', ')})`,
       );
-    const envelope = payload.metadata?.[ENVELOPE_METADATA];
-    const version = envelope ? Buffer.from(envelope).toString('utf8') : '1';
     if (version !== '1' && version !== '2')
       throw new PayloadDecryptionError(`encrypted payload (key '${id}') of unknown envelope version`);
     const saltBytes = version === '2' ? SALT_BYTES : 0;
@@ -186,5 +185,79 @@ export class EncryptionCodec implements PayloadCodec {
       );
     }
     return PayloadProto.decode(plain);
+  }
+
+  /** A version 3 payload, sealed by the ingress to ingress key `id`: opened with its private key. */
+  private openSealed(payload: Payload, id: string): Payload {
+    const privateKey = this.keyring.sealingKey(id);
+    if (!privateKey)
+      throw new PayloadDecryptionError(
+        `payload sealed to ingress key '${id}', which is not in the keyring (have ingress keys: ${this.keyring.sealingIds().join(', ') || 'none'})`,
+      );
+    const data = payload.data ?? new Uint8Array();
+    try {
+      return PayloadProto.decode(
+        open(Buffer.from(data.buffer, data.byteOffset, data.byteLength), id, privateKey),
+      );
+    } catch (error) {
+      if (error instanceof SealedEnvelopeError) throw new PayloadDecryptionError(error.message);
+      throw error;
+    }
+  }
+}
+
+function envelopeVersion(payload: Payload): string {
+  const envelope = payload.metadata?.[ENVELOPE_METADATA];
+  return envelope ? Buffer.from(envelope).toString('utf8') : '1';
+}
+
+/** A payload that is not encrypted: counted, and refused unless plaintext input is allowed. */
+function plaintextInput(payload: Payload, mode: PlaintextInput): Payload {
+  recordPlaintextDecode();
+  if (mode === 'refuse')
+    throw new PayloadDecryptionError(
+      'payload is not encrypted, and this process has payload keys: refusing plaintext input (set TCR_ALLOW_PLAINTEXT_INPUT=true only for a migration window, while histories from before encryption are still read)',
+    );
+  return payload;
+}
+
+/**
+ * The webhook ingress's codec: seals every payload to the current public ingress key (envelope
+ * version 3) and opens none, not even its own: it holds no private key (./public-keys.ts). The
+ * ingress only signals workflows and never reads a payload back; a decode is refused, naming why.
+ */
+export class SealingCodec implements PayloadCodec {
+  private readonly plaintextInput: PlaintextInput;
+
+  constructor(
+    private readonly publicKeys: PublicKeys,
+    options: Pick<EncryptionCodecOptions, 'plaintextInput'> = {},
+  ) {
+    this.plaintextInput = options.plaintextInput ?? 'refuse';
+  }
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => this.seal(payload));
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => {
+      if (!isEncrypted(payload)) return plaintextInput(payload, this.plaintextInput);
+      throw new PayloadDecryptionError(
+        `payload encrypted with key '${payloadKeyId(payload) ?? '?'}': this process holds only the ingress's public keys, which encrypt but never decrypt`,
+      );
+    });
+  }
+
+  seal(payload: Payload): Payload {
+    const { id, key } = this.publicKeys.current;
+    return {
+      metadata: {
+        encoding: encryptedEncoding,
+        [KEY_ID_METADATA]: Buffer.from(id),
+        [ENVELOPE_METADATA]: envelopeV3,
+      },
+      data: seal(PayloadProto.encode(payload).finish(), id, key),
+    };
   }
 }

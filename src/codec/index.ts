@@ -25,6 +25,7 @@ export {
   KEY_ID_METADATA,
   PayloadDecryptionError,
   payloadKeyId,
+  SealingCodec,
 } from './encryption-codec.js';
 export {
   ensureKeyFile,
@@ -35,3 +36,9 @@ export {
   writeKeyFile,
 } from './key-file.js';
 export { type KeyFile, Keyring, KeyringError, newKeyId } from './keyring.js';
+export {
+  PUBLIC_KEYS_FILE_VARIABLE,
+  PublicKeys,
+  readPublicKeyFile,
+  writePublicKeyFile,
+} from './public-keys.js';

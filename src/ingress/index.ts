@@ -19,4 +19,4 @@ export {
   signatureMatches,
   signEvent,
 } from './signature.js';
-export { createIngressClient } from './temporal.js';
+export { createIngressClient, ingressDataConverter } from './temporal.js';

@@ -9,10 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunningCodecServer, startCodecServer } from '../codec/codec-server.js';
-import { ensureKeyFile } from '../codec/key-file.js';
+import { ensureKeyFile, writeKeyFile } from '../codec/key-file.js';
 import type { Keyring } from '../codec/keyring.js';
+import { PublicKeys, writePublicKeyFile } from '../codec/public-keys.js';
 
 export const PAYLOAD_KEYS_FILE_NAME = 'payload-keys.json';
+/** The ingress's public key file (TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE): all the stack's ingress holds. */
+export const INGRESS_PUBLIC_KEYS_FILE_NAME = 'ingress-public-keys.json';
 export const CODEC_TOKEN_FILE_NAME = 'codec-token';
 export const CLI_PROFILE_FILE_NAME = 'temporal-cli.toml';
 
@@ -20,6 +23,8 @@ export interface LocalCodec {
   keyring: Keyring;
   /** `{dataDir}/payload-keys.json`: what TCR_PAYLOAD_KEYS_FILE names for a CLI or order system on this stack. */
   keysFile: string;
+  /** `{dataDir}/ingress-public-keys.json`: the public ingress keys, what the stack's ingress is given. */
+  publicKeysFile: string;
   /** The codec server's token (a secret). */
   token: string;
   server: RunningCodecServer;
@@ -47,7 +52,14 @@ export async function startLocalCodec(opts: {
   uiPort: number;
 }): Promise<LocalCodec> {
   const keysFile = join(opts.dataDir, PAYLOAD_KEYS_FILE_NAME);
-  const keyring = ensureKeyFile(keysFile);
+  let keyring = ensureKeyFile(keysFile);
+  // A key file from before the ingress keys (issue 35, item 3) gets one; the ingress gets its public half.
+  if (keyring.sealingIds().length === 0) {
+    keyring = keyring.withNewSealingKey();
+    writeKeyFile(keysFile, keyring);
+  }
+  const publicKeysFile = join(opts.dataDir, INGRESS_PUBLIC_KEYS_FILE_NAME);
+  writePublicKeyFile(publicKeysFile, PublicKeys.of(keyring));
   const token = localCodecToken(opts.dataDir);
   const server = await startCodecServer({
     keyring,
@@ -57,7 +69,7 @@ export async function startLocalCodec(opts: {
     port: opts.port,
     onError: (message) => console.error(message),
   });
-  return { keyring, keysFile, token, server, uiEndpoint: `${server.url}/t/${token}` };
+  return { keyring, keysFile, publicKeysFile, token, server, uiEndpoint: `${server.url}/t/${token}` };
 }
 
 /**

@@ -17,6 +17,7 @@ import { EXAMPLE_ORDERS_NAMESPACE } from '../contracts/nexus-service.js';
 import { WORKFLOW_TASK_QUEUE } from '../contracts/task-queues.js';
 import {
   createIngressClient,
+  ingressDataConverter,
   parseIngressConfig,
   type RunningIngress,
   startIngress,
@@ -245,7 +246,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           // Health, readiness and metrics on their own loopback listener, any free port.
           TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
         });
-        const ingressClient = createIngressClient(ingressConfig, converter);
+        // The ingress holds the public ingress keys only: it seals, and decrypts no history.
+        const ingressClient = createIngressClient(
+          ingressConfig,
+          ingressDataConverter({ TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE: codec.publicKeysFile }),
+        );
         try {
           const ingress: RunningIngress = await startIngress({
             config: ingressConfig,

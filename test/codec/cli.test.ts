@@ -2,7 +2,14 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EncryptionCodec, readKeyFile } from '../../src/codec/index.js';
+import {
+  EncryptionCodec,
+  Keyring,
+  readKeyFile,
+  readPublicKeyFile,
+  SealingCodec,
+  writeKeyFile,
+} from '../../src/codec/index.js';
 import { tcr, tempDir } from '../cli/support.js';
 
 const dir = tempDir();
@@ -21,9 +28,12 @@ describe('tcr payload-keys', () => {
 
     const added = await tcr(['payload-keys', 'add', '--id', 'k2', '--json'], { env });
     expect(added.code).toBe(0);
-    expect(JSON.parse(added.stdout)).toEqual({ current: 'k1', ids: ['k1', 'k2'] });
+    const addedJson = JSON.parse(added.stdout);
+    expect(addedJson).toMatchObject({ current: 'k1', ids: ['k1', 'k2'] });
+    // init also made an ingress key (its public half is the ingress's: tcr payload-keys public).
+    expect(addedJson.ingress.ids).toEqual([addedJson.ingress.current]);
     const promoted = await tcr(['payload-keys', 'promote', '--id', 'k2', '--file', file]);
-    expect(promoted.stdout).toBe('k1\nk2  (current)');
+    expect(promoted.stdout).toBe(`k1\nk2  (current)\n${addedJson.ingress.current}  (ingress key, current)`);
     const rotated = await tcr(['payload-keys', 'rotate', '--json'], { env });
     const ids = JSON.parse(rotated.stdout);
     expect(ids.ids).toHaveLength(3);
@@ -51,6 +61,36 @@ describe('tcr payload-keys', () => {
     const none = await tcr(['payload-keys', 'list']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--file (or TCR_PAYLOAD_KEYS_FILE) is required');
+  });
+});
+
+describe('tcr payload-keys ingress-key and public', () => {
+  it("writes the ingress's public key file (0600, no private key), newest current, from an older key file too", async () => {
+    const file = join(dir, 'older-keys.json');
+    writeKeyFile(file, Keyring.generate('k1')); // a key file from before the ingress keys
+    const out = join(dir, 'ingress-public.json');
+    const none = await tcr(['payload-keys', 'public', '--file', file, '--out', out]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain('tcr payload-keys ingress-key');
+    expect((await tcr(['payload-keys', 'ingress-key', '--file', file, '--id', 's1'])).code).toBe(0);
+    expect((await tcr(['payload-keys', 'ingress-key', '--file', file, '--id', 's2'])).code).toBe(0);
+    const written = await tcr(['payload-keys', 'public', '--file', file, '--out', out, '--json']);
+    expect(written.code, written.stderr).toBe(0);
+    expect(JSON.parse(written.stdout)).toEqual({ current: 's2', ids: ['s1', 's2'] });
+    expect((statSync(out).mode & 0o777).toString(8)).toBe('600');
+    const ring = readKeyFile(file);
+    const text = readFileSync(out, 'utf8');
+    for (const secret of [
+      ...Object.values(ring.toFile().sealing!.keys),
+      ...Object.values(ring.toFile().keys),
+    ])
+      expect(text).not.toContain(secret);
+    const [sealed] = await new SealingCodec(readPublicKeyFile(out)).encode([
+      defaultPayloadConverter.toPayload('y'),
+    ]);
+    expect(defaultPayloadConverter.fromPayload((await new EncryptionCodec(ring).decode([sealed!]))[0]!)).toBe(
+      'y',
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 /**
- * `tcr ingress` as its own process (dist/, built by `npm test` first) with TCR_PAYLOAD_KEYS_FILE:
- * what it hands to Temporal is encrypted with that key, and neither the history nor its log holds
- * the values a registry event carried.
+ * `tcr ingress` as its own process (dist/, built by `npm test` first) with the public ingress keys
+ * only (TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE): what it hands to Temporal is sealed to them (envelope
+ * 3), the workers' key file opens it, and neither the history nor its log holds the values a registry
+ * event carried. Given the workers' key file, it refuses to start (issue 35, item 3).
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,13 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendSignedEvent } from '../../bench/support/webhooks.js';
-import { EncryptionCodec, Keyring, writeKeyFile } from '../../src/codec/index.js';
+import {
+  EncryptionCodec,
+  Keyring,
+  PublicKeys,
+  writeKeyFile,
+  writePublicKeyFile,
+} from '../../src/codec/index.js';
 import { startIngressProcess } from '../support/ingress-process.js';
 import { devServerEnv } from '../support/temporal-env.js';
 import { historyLeaks, locatedHistoryPayloads, payloadEncoding } from './history-leaks.js';
@@ -22,12 +29,14 @@ const EMAIL = 'compliance.lead@northwind.example';
 const EIN = '731104556';
 const dir = mkdtempSync(join(tmpdir(), 'tcr-ingress-codec-'));
 const keysFile = join(dir, 'payload-keys.json');
-const keyring = Keyring.generate('ingress-k1');
+const publicFile = join(dir, 'ingress-public-keys.json');
+const keyring = Keyring.generate('ingress-k1').withNewSealingKey('ingress-s1');
 let env: TestWorkflowEnvironment;
 
 beforeAll(async () => {
   chmodSync(dir, 0o700);
   writeKeyFile(keysFile, keyring);
+  writePublicKeyFile(publicFile, PublicKeys.of(keyring));
   env = await devServerEnv();
 }, 180_000);
 afterAll(async () => {
@@ -35,7 +44,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-it('encrypts what it hands to Temporal with the key file it is given, and logs none of the event', async () => {
+it("refuses to start with the workers' key file", async () => {
+  await expect(
+    startIngressProcess({
+      env: {
+        TCR_WEBHOOK_URL: WEBHOOK_URL,
+        TCR_WEBHOOK_SECRETS: SECRET,
+        TEMPORAL_ADDRESS: env.address,
+        TCR_INGRESS_ACCOUNTS: 'acme',
+        TCR_PAYLOAD_ENCRYPTION: 'required',
+        TCR_PAYLOAD_KEYS_FILE: keysFile,
+      },
+    }),
+  ).rejects.toThrow(/TCR_PAYLOAD_KEYS_FILE: set for the ingress/);
+}, 60_000);
+
+it('seals what it hands to Temporal with the public keys it is given, and logs none of the event', async () => {
   const { child, url, stdout } = await startIngressProcess({
     captureStdout: true,
     env: {
@@ -45,7 +69,8 @@ it('encrypts what it hands to Temporal with the key file it is given, and logs n
       // The secret's account (workflow ids carry it).
       TCR_INGRESS_ACCOUNTS: 'acme',
       TCR_INGRESS_LOG_LEVEL: 'debug',
-      TCR_PAYLOAD_KEYS_FILE: keysFile,
+      TCR_PAYLOAD_ENCRYPTION: 'required',
+      TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE: publicFile,
     },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -74,6 +99,9 @@ it('encrypts what it hands to Temporal with the key file it is given, and logs n
     expect(located.filter((p) => payloadEncoding(p.payload) !== 'binary/encrypted').map((p) => p.at)).toEqual(
       [],
     );
+    // Sealed to the ingress key (envelope 3): only the workers' key file opens it.
+    for (const { payload } of located)
+      expect(Buffer.from(payload.metadata!['encryption-envelope']!).toString()).toBe('3');
     const decoded = await new EncryptionCodec(keyring).decode(located.map((p) => p.payload));
     const values = decoded.map((p) => JSON.stringify(defaultPayloadConverter.fromPayload(p)));
     expect(values.some((v) => v.includes(EMAIL) && v.includes(EIN))).toBe(true);

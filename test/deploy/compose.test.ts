@@ -214,18 +214,29 @@ describe('temporal-docker/docker-compose.yml', () => {
     // So do the webhook signing secrets (one per line: no separator can split a secret).
     expect(environmentOf('ingress').TCR_WEBHOOK_SECRETS_FILE).toBe('/run/secrets/tcr_webhook_secrets');
     expect(environmentOf('ingress').TCR_WEBHOOK_SECRETS).toBeUndefined();
-    expect(obj(services.ingress, 'ingress').secrets).toEqual(['tcr_webhook_secrets', 'tcr_payload_keys']);
+    expect(obj(services.ingress, 'ingress').secrets).toEqual([
+      'tcr_webhook_secrets',
+      'tcr_ingress_public_keys',
+    ]);
     expect(obj(obj(compose.secrets, 'secrets').tcr_webhook_secrets, 'tcr_webhook_secrets').file).toBe(
       './secrets/webhook-secrets',
     );
-    // And the payload keys, to the worker and the ingress (both write payloads).
-    for (const service of ['worker', 'ingress']) {
-      expect(environmentOf(service).TCR_PAYLOAD_KEYS_FILE).toBe('/run/secrets/tcr_payload_keys');
-      expect(environmentOf(service).TCR_PAYLOAD_KEYS).toBeUndefined();
-      expect(obj(services[service], service).secrets).toContain('tcr_payload_keys');
-    }
+    // And the payload keys to the worker; the ingress gets only the public ingress keys (it encrypts,
+    // and can decrypt no history: issue 35, item 3).
+    expect(environmentOf('worker').TCR_PAYLOAD_KEYS_FILE).toBe('/run/secrets/tcr_payload_keys');
+    expect(environmentOf('worker').TCR_PAYLOAD_KEYS).toBeUndefined();
+    expect(obj(services.worker, 'worker').secrets).toContain('tcr_payload_keys');
+    expect(environmentOf('ingress').TCR_PAYLOAD_KEYS_FILE).toBeUndefined();
+    expect(environmentOf('ingress').TCR_PAYLOAD_KEYS).toBeUndefined();
+    expect(environmentOf('ingress').TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE).toBe(
+      '/run/secrets/tcr_ingress_public_keys',
+    );
+    expect(obj(services.ingress, 'ingress').secrets).not.toContain('tcr_payload_keys');
     expect(obj(obj(compose.secrets, 'secrets').tcr_payload_keys, 'tcr_payload_keys').file).toBe(
       './secrets/payload-keys.json',
+    );
+    expect(obj(obj(compose.secrets, 'secrets').tcr_ingress_public_keys, 'tcr_ingress_public_keys').file).toBe(
+      './secrets/ingress-public-keys.json',
     );
     expect(read('temporal-docker/.gitignore')).toMatch(/^\.env$/m);
   });
