@@ -392,6 +392,9 @@ dynamicConfigClient:
     // --- Secrets: payload keys, accounts, webhook secret ----------------------------------------
     const payloadKeys = join(dir, 'payload-keys.json');
     run(process.execPath, [cli, 'payload-keys', 'init', '--file', payloadKeys]);
+    // The ingress replicas get only the public ingress keys (issue 35, item 3).
+    const ingressPublicKeys = join(dir, 'ingress-public-keys.json');
+    run(process.execPath, [cli, 'payload-keys', 'public', '--file', payloadKeys, '--out', ingressPublicKeys]);
     process.env.TCR_PAYLOAD_KEYS_FILE = payloadKeys;
 
     // --- Simulator --------------------------------------------------------------------------------
@@ -477,6 +480,9 @@ dynamicConfigClient:
     const webhookUrl = `http://127.0.0.1:${nginxPort}/webhooks/registry`;
     const ingressEnv = {
       ...common,
+      TCR_PAYLOAD_KEYS_FILE: '',
+      TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE: ingressPublicKeys,
+      TCR_PAYLOAD_ENCRYPTION: 'required',
       TCR_WEBHOOK_URL: webhookUrl,
       TCR_WEBHOOK_SECRETS_FILE: secretsFile,
       TCR_INGRESS_ACCOUNTS: ACCOUNT,

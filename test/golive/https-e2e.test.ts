@@ -432,6 +432,10 @@ describe.skipIf(namespace.skip)(title, () => {
     // The payload key, made as an operator makes it.
     const keys = await tcr(['payload-keys', 'init']);
     expect(keys.code, keys.output).toBe(0);
+    // The ingress gets only its public half (issue 35, item 3).
+    const publicKeys = join(dir, 'ingress-public-keys.json');
+    const pub = await tcr(['payload-keys', 'public', '--out', publicKeys]);
+    expect(pub.code, pub.output).toBe(0);
 
     // Before the subscriptions: the check names what is missing.
     const before = await tcr(['accounts', 'check', '--account', ACCOUNT]);
@@ -454,6 +458,8 @@ describe.skipIf(namespace.skip)(title, () => {
     // The ingress on its own https name, with the secrets the subscriptions returned; it binds its
     // own ports and says which (the front passes to it from then on).
     const ingress = tcrProcess('ingress', ['ingress'], {
+      TCR_PAYLOAD_KEYS_FILE: '',
+      TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE: publicKeys,
       TCR_INGRESS_HOST: '127.0.0.1',
       TCR_INGRESS_PORT: '0',
       TCR_INGRESS_INTERNAL_LISTEN: '127.0.0.1:0',
