@@ -15,7 +15,8 @@
  * - `waitForPhase` update: completes when the entity is in one of the phases (`reached`), in another
  *   final phase (`final`), or at its deadline (a workflow timer, `deadline`). It does not hold up a
  *   continue-as-new: the loop calls `beforeContinueAsNew`, the waits fail with WAIT_INTERRUPTED, and
- *   the order API sends the same update id again to the next run (src/orders/notifications.ts).
+ *   the order API asks the next run again under a new update id (src/orders/notifications.ts;
+ *   test/orders/wait-continue-as-new.test.ts on the dev server).
  *
  * Nothing of the order's data: ids, phases, needs-action keys, and reasons the product wrote, with
  * anything that looks like an e-mail address or a phone / tax number masked (a registry refusal can
@@ -421,7 +422,7 @@ export function setNotifications(spec: NotifierSpec): Notifier {
       if (!settled() && remaining > 0) await condition(() => settled() || closing, remaining);
       if (!settled() && closing)
         throw ApplicationFailure.retryable(
-          'the workflow continued as new while this wait was in flight: send it again with the same update id',
+          'the workflow continued as new while this wait was in flight: send it again to the next run (under a new update id)',
           WAIT_INTERRUPTED,
         );
       const result = phases.includes(spec.phase())
