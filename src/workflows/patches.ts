@@ -35,6 +35,8 @@ export const PATCHES = {
   writeBudgetRestart: 'write-budget-restart',
   /** A Temporal cancellation of a created campaign turns its renewal off (bounded) before the workflow ends (issue 34). */
   campaignCancelRenewalOff: 'campaign-cancel-renewal-off',
+  /** A bulk read pending when an operator's step arrives is cancelled; the step runs, then a re-read (issue 36). */
+  operatorsBeforeBulkReads: 'operators-before-bulk-reads',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -54,6 +54,8 @@ export function brandContext(input: BrandRunInput) {
   const status = state.status;
   const wakeup = new Wakeup();
   const queue = new OperationQueue<BrandOperation>(state.queue, wakeup);
+  // An operator's step does not wait behind the entity's pending bulk read (stubs.ts, issue 36).
+  registry.yieldBulkReadsTo(() => queue.hasPending);
   const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
   /** The fingerprint of the registry record last applied (TcrFingerprint; the estate sweep compares it). */
   const fingerprint = () => (state.snapshot ? brandFingerprint(state.snapshot) : undefined);

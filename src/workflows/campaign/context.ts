@@ -61,6 +61,8 @@ export function campaignContext(input: CampaignRunInput) {
   const table = campaignPhaseTable(() => status.campaignStatus);
   const wakeup = new Wakeup();
   const queue = new OperationQueue<CampaignOperation>(state.queue, wakeup);
+  // An operator's step does not wait behind the entity's pending bulk read (stubs.ts, issue 36).
+  registry.yieldBulkReadsTo(() => queue.hasPending);
   const dedupe = new DeliveryDedupe(state.deliveries, opts.dedupeLimit);
   /** The fingerprint of the registry record last applied (TcrFingerprint; the estate sweep compares it). */
   const fingerprint = () => (state.snapshot ? campaignFingerprint(state.snapshot) : undefined);

@@ -178,8 +178,12 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
       reconcile: (cause) =>
         adopting && cause === 'start'
           ? registry.at('bulk', async () => {
-              await steps.reconcileAdopted();
-              startAdoptedPolls(state.loop, polls.pending);
+              try {
+                await steps.reconcileAdopted();
+              } finally {
+                // Also when its read gave way to an operator's step (the next reconciliation reads).
+                startAdoptedPolls(state.loop, polls.pending);
+              }
             })
           : registry.at(
               wakePriority(cause, ['awaiting-brand', 'checking', 'creating'].includes(status.phase)),

@@ -20,9 +20,23 @@
  * each step with `at` and every call inside the step carries it (deterministic: plain workflow state).
  * Writes at the operator and webhook priorities go to the account's interactive writes queue, with
  * worker slots of their own and the headroom of the write budget (src/contracts/write-budget.ts).
+ *
+ * Operators before bulk reads (issue 36): an adoptee's first reconciliation (`tcr import`) reads at
+ * the bulk priority, behind every other adoptee's read, and the loop takes no operation until it
+ * ends. With `yieldBulkReadsTo(operatorWaiting)` a bulk read still pending when an operator's step
+ * arrives is cancelled (reads are idempotent; the cancellation takes the task out of the queue): the
+ * bulk step stops there, the loop runs the operator's step at the operator priority and reconciles
+ * again after it, which reads the entity anew.
  */
 
-import { type ActivityOptions, patched, proxyActivities } from '@temporalio/workflow';
+import {
+  type ActivityOptions,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  proxyActivities,
+} from '@temporalio/workflow';
 import {
   nonRetryableRegistryFailureTypes,
   type RegistryReadActivities,
@@ -87,8 +101,46 @@ export interface RegistryStubs {
   reads: RegistryReads;
   /** Writes; each call carries the priority of the innermost `at` running it ('order' outside). */
   writes: RegistryWrites;
-  /** Runs `step` with its registry calls carrying `priority`. */
-  at<T>(priority: RegistryPriority, step: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `step` with its registry calls carrying `priority`. A bulk step whose read gave way to an
+   * operator (`yieldBulkReadsTo`) stops there and resolves undefined: the loop reconciles again after.
+   */
+  at<T>(priority: Exclude<RegistryPriority, 'bulk'>, step: () => Promise<T>): Promise<T>;
+  at(priority: RegistryPriority, step: () => Promise<void>): Promise<void>;
+  /** From now on a bulk read still pending when `operatorWaiting()` turns true is cancelled. */
+  yieldBulkReadsTo(operatorWaiting: () => boolean): void;
+}
+
+/** Thrown by a bulk read that gave way to an operator's step; the bulk `at` step ends on it. */
+export class BulkReadYielded extends Error {
+  constructor() {
+    super('a bulk read gave way to an operator step');
+    this.name = 'BulkReadYielded';
+  }
+}
+
+/**
+ * Runs the read `call` so that it gives way when `operatorWaiting()` turns true before it ends: the
+ * read is cancelled (a RequestCancelActivityTask command, behind PATCHES.operatorsBeforeBulkReads,
+ * asked only then: histories recorded before it waited for the read) and BulkReadYielded is thrown.
+ */
+async function yieldingRead<T>(call: () => Promise<T>, operatorWaiting: () => boolean): Promise<T> {
+  const scope = new CancellationScope();
+  let ended = false;
+  let yielded = false;
+  void condition(() => ended || operatorWaiting()).then(() => {
+    if (ended || !patched(PATCHES.operatorsBeforeBulkReads)) return;
+    yielded = true;
+    scope.cancel();
+  });
+  try {
+    return await scope.run(call);
+  } catch (error) {
+    if (yielded && isCancellation(error)) throw new BulkReadYielded();
+    throw error;
+  } finally {
+    ended = true;
+  }
 }
 
 /**
@@ -159,14 +211,20 @@ type WithOptions = { executeWithOptions(options: ActivityOptions, args: unknown[
  * summary for the Web UI: which registry call, and why (`getBrand: scheduled poll`). A summary is
  * metadata of the command, not part of what replay matches.
  */
-function following<T extends object>(pick: () => StubSet<T>): T {
+function following<T extends object>(
+  pick: () => StubSet<T>,
+  yieldTo: () => (() => boolean) | undefined = () => undefined,
+): T {
   return new Proxy({} as T, {
     get(_target, name) {
       if (typeof name !== 'string' || name === 'then') return undefined; // never a thenable
       return (...args: unknown[]) => {
         const { stub, options, priority } = pick();
         const activity = stub[name as keyof T] as unknown as WithOptions;
-        return activity.executeWithOptions({ ...options, summary: `${name}: ${callReason[priority]}` }, args);
+        const call = () =>
+          activity.executeWithOptions({ ...options, summary: `${name}: ${callReason[priority]}` }, args);
+        const operatorWaiting = priority === 'bulk' ? yieldTo() : undefined;
+        return operatorWaiting ? yieldingRead(call, operatorWaiting) : call();
       };
     },
   });
@@ -197,17 +255,29 @@ export function registryStubs(account: string): RegistryStubs {
     stubSet<RegistryWrites>(writesAt(account, priority), priority),
   );
   let current: RegistryPriority = 'order';
+  let operatorWaiting: (() => boolean) | undefined;
+  async function at<T>(priority: RegistryPriority, step: () => Promise<T>): Promise<T | undefined> {
+    const outer = current;
+    current = priority;
+    try {
+      return await step();
+    } catch (error) {
+      // Only the outermost bulk step ends on a yielded read: the loop takes the operator's step next.
+      if (error instanceof BulkReadYielded && priority === 'bulk' && outer !== 'bulk') return undefined;
+      throw error;
+    } finally {
+      current = outer;
+    }
+  }
   return {
-    reads: following(() => readsAt(current)),
+    reads: following(
+      () => readsAt(current),
+      () => operatorWaiting,
+    ),
     writes: following(() => writesAtPriority(current)),
-    async at(priority, step) {
-      const outer = current;
-      current = priority;
-      try {
-        return await step();
-      } finally {
-        current = outer;
-      }
+    at: at as RegistryStubs['at'],
+    yieldBulkReadsTo(when) {
+      operatorWaiting = when;
     },
   };
 }
