@@ -23,6 +23,7 @@ const text = (doc: string) => readFileSync(join(root, doc), 'utf8');
 const CREATED_BY_THE_OPERATOR = new Set([
   'temporal-docker/.env',
   'temporal-docker/secrets/payload-keys.json',
+  'temporal-docker/secrets/ingress-public-keys.json',
 ]);
 
 const PATH = /(?<![\w/.-])((?:src|test|bench|docs|scripts|temporal-docker|examples|\.ci)\/[\w./-]*[\w/])/g;
