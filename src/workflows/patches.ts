@@ -37,6 +37,10 @@ export const PATCHES = {
   campaignCancelRenewalOff: 'campaign-cancel-renewal-off',
   /** A bulk read pending when an operator's step arrives is cancelled; the step runs, then a re-read (issue 36). */
   operatorsBeforeBulkReads: 'operators-before-bulk-reads',
+  /** Entity runs continue as new past an age (idle) and on the server's suggestion, the wait woken by it (issue 36). */
+  runLifetime: 'run-lifetime',
+  /** A campaign's brand-readiness watch is re-sent until the signal reaches the brand workflow (issue 36). */
+  brandWatchResent: 'brand-watch-resent',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

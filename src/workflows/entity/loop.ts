@@ -2,8 +2,10 @@
  * The entity loop, written once for every registration workflow (brand, campaign, vet):
  *
  *   1. run the queued operator operations, one at a time (./operations.ts);
- *   2. continue as new when history is long, only here and only with the queue empty (audited, with
- *      the webhook delivery ids written into the carried state);
+ *   2. continue as new when history is long, when the server suggests it, or when the run has passed
+ *      its age limit (RUN_AGE_LIMIT_MS, patch run-lifetime), only here and only with the queue empty
+ *      and the handlers finished (audited, with the webhook delivery ids written into the carried
+ *      state; the next run's first step is the wake this one continued at);
  *   3. reconcile: the phase's own step (read the registry, decide, act);
  *   4. wait for a wake (webhook, operator, another workflow), the next poll or a deadline.
  *
@@ -18,10 +20,12 @@ import {
   ContinueAsNew,
   condition,
   isCancellation,
+  patched,
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { WaitingFor } from '../../contracts/brand.js';
+import { PATCHES } from '../patches.js';
 import type { EntityBookkeeping } from './bookkeeping.js';
 import type { CarriedDelivery, DeliveryDedupe } from './delivery-dedupe.js';
 import type { OperationOutcome, OperationQueue, QueuedOperation } from './operations.js';
@@ -34,6 +38,7 @@ import {
   inTail,
   jittered,
   POLL_JITTER,
+  RUN_AGE_LIMIT_MS,
   type WakeCause,
   type Wakeup,
   waitForWakePollOrDeadline,
@@ -52,6 +57,11 @@ export interface LoopState {
    * budget on their days). Cleared once the loop has waited.
    */
   spreadNextPoll?: boolean;
+  /**
+   * The wake a run continued as new at (patch run-lifetime): the next run's first step is that wake's
+   * (a poll's read at a poll's priority, not a start's), so continuing as new costs no extra read.
+   */
+  resumeCause?: WakeCause;
 }
 
 export function initialLoopState(): LoopState {
@@ -91,6 +101,36 @@ export interface EntityLoopSpec<P extends string, K extends string> {
   beforeContinueAsNew?(): void;
   /** Continues as new with the carried state (the loop has already audited it and stored the delivery ids). */
   continueAsNew(): Promise<never>;
+}
+
+/** What the loop knows of its run when it decides whether to continue as new. */
+export interface RunFacts {
+  historyLength: number;
+  continueAsNewSuggested: boolean;
+  /** Workflow time (epoch ms) the run started. */
+  runStartedAt: number;
+  /** Workflow time now (epoch ms). */
+  now: number;
+}
+
+/**
+ * Why the run should continue as new now, or undefined: history at `continueAsNewAt` events, the
+ * server's suggestion, or (given `maxRunAgeMs`, patch run-lifetime) a run that old. The text goes
+ * into the audit trail.
+ */
+export function continueAsNewReason(
+  run: RunFacts,
+  limits: { continueAsNewAt: number; maxRunAgeMs?: number },
+  runs: number,
+): string | undefined {
+  if (run.historyLength >= limits.continueAsNewAt || (run.continueAsNewSuggested && !limits.maxRunAgeMs))
+    return `history length ${run.historyLength}, run ${runs}`;
+  if (run.continueAsNewSuggested)
+    return `suggested by the server at history length ${run.historyLength}, run ${runs}`;
+  const age = run.now - run.runStartedAt;
+  if (limits.maxRunAgeMs !== undefined && age >= limits.maxRunAgeMs)
+    return `run age ${(age / 86_400_000).toFixed(1)} days (limit ${(limits.maxRunAgeMs / 86_400_000).toFixed(1)}), run ${runs}`;
+  return undefined;
 }
 
 function setWaitingFor(view: { waitingFor?: WaitingFor }, waitingFor: WaitingFor | undefined): void {
@@ -201,7 +241,9 @@ async function loop<P extends string, K extends string>(
   runs: (op: QueuedOperation<K> | undefined) => void,
 ): Promise<void> {
   const final = () => spec.table[spec.phase()].final;
-  let cause: WakeCause | 'start' = 'start';
+  // A run continued as new at a wake takes that wake's step first (./wait.ts, RUN_AGE_LIMIT_MS).
+  let cause: WakeCause | 'start' = spec.state.loop.resumeCause ?? 'start';
+  delete spec.state.loop.resumeCause;
   for (;;) {
     const since = spec.wakeup.current;
     while (!final() && spec.queue.hasPending) {
@@ -215,8 +257,21 @@ async function loop<P extends string, K extends string>(
     }
     if (final()) break;
 
+    // Behind its patch: runs recorded before it replay the history-length rule alone. A run opened by
+    // an earlier release takes it at its first wake after the upgrade.
+    const lifetime = patched(PATCHES.runLifetime);
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength >= spec.continueAsNewAt) {
+    const due = continueAsNewReason(
+      {
+        historyLength: info.historyLength,
+        continueAsNewSuggested: info.continueAsNewSuggested,
+        runStartedAt: info.runStartTime.getTime(),
+        now: Date.now(),
+      },
+      { continueAsNewAt: spec.continueAsNewAt, ...(lifetime ? { maxRunAgeMs: RUN_AGE_LIMIT_MS } : {}) },
+      spec.state.loop.runs,
+    );
+    if (due !== undefined) {
       // Handlers still running are waiting for outcomes already recorded, or for an operation that
       // arrives now: run that first (never wait on a handler that waits on us).
       spec.beforeContinueAsNew?.();
@@ -228,8 +283,9 @@ async function loop<P extends string, K extends string>(
       spec.audit?.(
         'timer',
         'continue-as-new',
-        `history length ${workflowInfo().historyLength}, run ${spec.state.loop.runs}`,
+        lifetime ? due : `history length ${workflowInfo().historyLength}, run ${spec.state.loop.runs}`,
       );
+      if (lifetime && cause !== 'start') spec.state.loop.resumeCause = cause;
       spec.state.deliveries = spec.dedupe.toJSON();
       await spec.continueAsNew();
     }
@@ -244,6 +300,11 @@ async function loop<P extends string, K extends string>(
     const pollInMs = spec.guarded.faulted ? spec.guarded.faultBackoff() : phasePollDelay(spec);
     const deadline = spec.deadline?.();
     const now = Date.now();
+    // A wait with no poll ends at the run's age limit; any wait ends on the server's suggestion.
+    const renewAt =
+      lifetime && pollInMs === undefined
+        ? workflowInfo().runStartTime.getTime() + RUN_AGE_LIMIT_MS
+        : undefined;
     setWaitingFor(spec.view, {
       what: spec.guarded.faulted
         ? `registry fault cleared (retrying), then: ${spec.table[spec.phase()].waitsFor}`
@@ -258,6 +319,8 @@ async function loop<P extends string, K extends string>(
       ...(pollInMs !== undefined ? { pollInMs } : {}),
       ...(deadline !== undefined ? { deadline } : {}),
       interrupt: () => spec.queue.hasPending,
+      ...(lifetime ? { renewNow: () => workflowInfo().continueAsNewSuggested } : {}),
+      ...(renewAt !== undefined ? { renewAt } : {}),
       summary: `phase ${spec.phase()}`,
     });
     // Awake: the status query no longer shows what the loop waited for until it waits again.

@@ -40,6 +40,17 @@ export const DEFAULT_PENDING_POLL: BackoffSchedule = {
 export const DEFAULT_STEADY_POLL_MS = 7 * DAY_MS;
 
 /**
+ * How old a run may grow before it continues as new at its next wake (patch run-lifetime): a settled
+ * entity's run, woken only by its 7-day safety poll, would otherwise stay open for years, and with it
+ * every code path it was started under. A run continues as new at the first wake after this age (a
+ * poll, a webhook, an operator), with no operation in flight and its handlers finished, so it adds no
+ * registry read: the next run's first step is that wake's. A wait with no poll (an operator's answer)
+ * ends at this age by itself. So every open workflow has continued past a patch within this age plus
+ * one steady poll (7 days + 20 %) of the patch's release: the versioning rules in docs/workflows.md.
+ */
+export const RUN_AGE_LIMIT_MS = 30 * DAY_MS;
+
+/**
  * How far a poll may move at random, as a share of its delay: steady polls and pending tails ± 20 %,
  * pending ± 10 %, and an adopted entity's first poll ± 50 % (`LoopState.spreadNextPoll`): a whole
  * period wide, so the thousands an import adopts within an hour come due evenly over the days after
@@ -132,6 +143,17 @@ export interface WaitOptions {
   interrupt?: () => boolean;
   /** What the wait is for (the phase), for the timer's summary in the Web UI. */
   summary?: string;
+  /**
+   * The run should continue as new now (the server suggests it): ends the wait with cause 'poll', so
+   * the next run's first step reads at a poll's priority. Part of the wait's condition, so a signal
+   * that wakes nothing else (its workflow task carries the suggestion) ends a long timer.
+   */
+  renewNow?: () => boolean;
+  /**
+   * Absolute workflow time when a wait without a poll ends with cause 'poll' (the run's age limit),
+   * unless a poll or the deadline comes first.
+   */
+  renewAt?: number;
 }
 
 /** Waits for a wake, a poll or the deadline, whichever first, and says which. */
@@ -139,15 +161,26 @@ export async function waitForWakePollOrDeadline(opts: WaitOptions): Promise<Wake
   const now = Date.now();
   const untilDeadline = opts.deadline === undefined ? Number.POSITIVE_INFINITY : opts.deadline - now;
   if (untilDeadline <= 0) return 'timer';
-  const timeout = Math.min(opts.pollInMs ?? Number.POSITIVE_INFINITY, untilDeadline);
-  const woke = () => opts.wakeup.current !== opts.since || (opts.interrupt?.() ?? false);
+  const untilRenewal = opts.renewAt === undefined ? Number.POSITIVE_INFINITY : opts.renewAt - now;
+  const timeout = Math.min(opts.pollInMs ?? Number.POSITIVE_INFINITY, untilDeadline, untilRenewal);
+  const woke = () =>
+    opts.wakeup.current !== opts.since || (opts.interrupt?.() ?? false) || (opts.renewNow?.() ?? false);
   let fired = true;
   if (Number.isFinite(timeout)) {
-    const which = timeout === untilDeadline ? 'deadline' : 'next registry poll';
+    const which =
+      timeout === untilDeadline
+        ? 'deadline'
+        : timeout === untilRenewal && timeout !== opts.pollInMs
+          ? 'continue-as-new at the run age limit'
+          : 'next registry poll';
     const summary = opts.summary === undefined ? which : `${which}: ${opts.summary}`;
     fired = await condition(woke, Math.max(1, timeout), { summary });
   } else await condition(woke);
-  if (fired) return opts.interrupt?.() ? 'operator' : opts.wakeup.lastCause;
+  if (fired) {
+    if (opts.interrupt?.()) return 'operator';
+    if (opts.renewNow && opts.wakeup.current === opts.since) return 'poll'; // woken by renewNow
+    return opts.wakeup.lastCause;
+  }
   return opts.deadline !== undefined && Date.now() >= opts.deadline ? 'timer' : 'poll';
 }
 
