@@ -3,7 +3,13 @@
  * runs): adopt by reference, await the brand, check, create (billed once), share, read and reconcile
  * a created campaign. `advance` runs steps while the campaign moves on.
  */
-import { CancellationScope, getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
+} from '@temporalio/workflow';
 import type { CampaignContent, UpstreamPartnerCheck } from '../../contracts/campaign.js';
 import type { CampaignCreatedResult, SharingSnapshot } from '../../contracts/campaign-activity-types.js';
 import {
@@ -19,7 +25,15 @@ import type { AuditCause } from '../entity/audit.js';
 import { parkedAccount } from '../entity/claim-parked.js';
 import type { CallResult } from '../entity/registry-call.js';
 import { type RegistryFailure, requestRefusalClasses } from '../entity/registry-failure.js';
-import type { WakeCause } from '../entity/wait.js';
+import {
+  type BackoffSchedule,
+  backoffDelay,
+  DAY_MS,
+  GROWING_POLL,
+  HOUR_MS,
+  type WakeCause,
+} from '../entity/wait.js';
+import { PATCHES } from '../patches.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
 import {
@@ -35,6 +49,16 @@ import { preCreationPhases } from './phases.js';
 
 /** How long a Temporal cancellation of a created campaign tries to turn its renewal off. */
 export const RENEWAL_OFF_AT_END = '2 minutes';
+
+/**
+ * When an unacknowledged brand-readiness watch is sent again (patch brand-watch-resent): 1 minute
+ * doubling to hourly for a day (brands are usually ordered right after their campaigns), then every
+ * 6 hours (a brand never ordered costs 4 signals a day, and the 'brand' needs-action says so).
+ */
+export const WATCH_RESEND: BackoffSchedule = {
+  ...GROWING_POLL,
+  tail: { afterMs: DAY_MS, everyMs: 6 * HOUR_MS },
+};
 
 /** Steps one reconciliation runs at most (each moves the campaign one phase on). */
 const MAX_STEPS = 10;
@@ -66,21 +90,69 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     return true;
   };
 
-  const watchBrand = async () => {
-    if (state.watchingBrand) return;
-    state.watchingBrand = true;
-    // The brand under this campaign's account; a campaign under a legacy id (opened by an earlier
-    // release) watches the legacy brand id, as it did (recorded histories replay the same signal).
+  /**
+   * Asks the brand workflow to tell this campaign when it is ready; true once the signal reached it
+   * (the brand keeps the watcher, or answers at once when ready). The brand under this campaign's
+   * account; a campaign under a legacy id (opened by an earlier release) watches the legacy brand id,
+   * as it did (recorded histories replay the same signal).
+   */
+  const sendWatch = (): Promise<boolean> => {
     const brand =
       self === campaignWorkflowId(account, input.reference)
         ? brandWorkflowId(account, input.brandReference)
         : legacyEntityWorkflowId('brand', input.brandReference);
-    await getExternalWorkflowHandle(brand)
+    return getExternalWorkflowHandle(brand)
       .signal(watchBrandReadinessSignal, { watcherWorkflowId: self })
-      .catch((error: unknown) => {
-        if (isCancellation(error)) throw error;
-        // No brand workflow (yet): the readiness poll covers it.
-      });
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (isCancellation(error)) throw error;
+          return false; // no brand workflow (yet), or it has ended
+        },
+      );
+  };
+
+  /** This run's watch: acknowledged (the signal reached the brand), or being re-sent. */
+  const watch = { acknowledged: false, resending: false };
+
+  /**
+   * Re-sends the watch while the campaign awaits its brand (WATCH_RESEND), with no registry call: a
+   * campaign ordered before its brand learns its readiness within the hour (6 hours after a day)
+   * after the brand workflow starts, not at its next 2-day poll. Ends when the signal is
+   * acknowledged, the campaign leaves awaiting-brand or the workflow is cancelled.
+   */
+  const resendWatch = async (): Promise<void> => {
+    watch.resending = true;
+    try {
+      for (let attempt = 0; !watch.acknowledged; attempt++) {
+        const left = await condition(
+          () => status.phase !== 'awaiting-brand',
+          backoffDelay(WATCH_RESEND, attempt),
+        );
+        if (left) return;
+        watch.acknowledged = await sendWatch();
+      }
+      state.watchingBrand = true;
+    } catch {
+      // Cancelled with the workflow: its cancellation path ends the campaign.
+    } finally {
+      watch.resending = false;
+    }
+  };
+
+  const watchBrand = async () => {
+    // Behind its patch: campaigns recorded before it sent the watch once, marked before it succeeded.
+    if (patched(PATCHES.brandWatchResent)) {
+      // Each run sends it once (the brand keeps a watcher once), then re-sends it until acknowledged.
+      if (watch.acknowledged || watch.resending) return;
+      watch.acknowledged = await sendWatch();
+      if (watch.acknowledged) state.watchingBrand = true;
+      else void resendWatch();
+      return;
+    }
+    if (state.watchingBrand) return;
+    state.watchingBrand = true;
+    await sendWatch();
   };
 
   const awaitBrand = async (cause: AuditCause): Promise<void> => {
