@@ -20,6 +20,8 @@ import { ACCOUNT, type Cluster, startCluster } from './cluster.js';
 const enabled = process.env.TCR_CLUSTER === '1';
 const N = Number(process.env.TCR_CLUSTER_ORDERS ?? 20);
 const TIMEOUT_MS = 10 * 60_000;
+/** Orders placed at each fault after the first. */
+const BATCH = 5;
 /** How long a fault step waits for the webhooks it lands after. */
 const FAULT_WAIT_MS = 2 * 60_000;
 const say = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
@@ -67,6 +69,15 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
       const run: BulkRun = await startBulk(c.client, { n: N, prefix: `cl${Date.now().toString(36)}` });
       say(`${examples.submitted.length} examples and ${2 * N} orders started`);
 
+      /** Orders placed in all (a brand and a campaign each): N at first, BATCH at each later fault. */
+      let orders = N;
+      const moreOrders = async () => {
+        const batch = await startBulk(c.client, { n: BATCH, prefix: `${run.prefix}-${orders}` });
+        run.references.brands.push(...batch.references.brands);
+        run.references.campaigns.push(...batch.references.campaigns);
+        run.timings.push(...batch.timings);
+        orders += BATCH;
+      };
       const delivered = async () =>
         (await c.control.deliveries()).filter((d) => d.outcome === 'DELIVERED').length;
       const faults: string[] = [];
@@ -77,7 +88,7 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
         const t = Date.now();
         await action();
         const took = round((Date.now() - t) / 1000, 1);
-        faults.push(`${what} (${took} s, ${pendingAtFault.at(-1)} of ${2 * N} orders in flight)`);
+        faults.push(`${what} (${took} s, ${pendingAtFault.at(-1)} of ${2 * orders} orders in flight)`);
         say(`${faults.at(-1)}; ${await delivered()} webhooks delivered so far`);
       };
       // Each fault lands while the orders are under way: after a few more webhooks than the last.
@@ -92,6 +103,9 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
       };
       await afterMoreWebhooks(3);
       await fault('worker 1 SIGKILLed, a new one started', () => c.killWorker(0));
+      // The first orders may all be done by now (their pace depends on the machine's load): a fresh
+      // batch before each later fault keeps orders under way when it lands.
+      await moreOrders();
       await fault(
         'ingress replica 2 stopped, 5 webhooks through replica 1 alone, replica 2 started again',
         async () => {
@@ -100,8 +114,10 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
           await c.startIngress(1);
         },
       );
+      await moreOrders();
       await afterMoreWebhooks(3);
       await fault('Temporal server restarted (SIGTERM, start)', () => c.restartTemporal());
+      await moreOrders();
       await afterMoreWebhooks(3);
       await fault('PostgreSQL restarted (fast shutdown, start)', () => c.restartPostgres());
       const lastFaultAt = Date.now();
@@ -175,7 +191,7 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
       const failed = (await c.client.workflow.count('ExecutionStatus="Failed"')).count;
 
       const figures = {
-        orders: 2 * N,
+        orders: 2 * orders,
         examples: Object.keys(expectedExamples).length,
         completed: waited.done,
         secondsToComplete: seconds,
@@ -198,7 +214,7 @@ describe.skipIf(!enabled)(`production-shaped cluster${skipped}`, () => {
       expect(examplesDone).toEqual(expectedExamples);
       expect(census.anomalies).toEqual([]);
       expect(exampleCensus.anomalies).toEqual([]);
-      expect(fees).toBe(N + 3);
+      expect(fees).toBe(orders + 3);
       expect(lost).toEqual([]);
       expect(failed).toBe(0);
       expect(faults).toHaveLength(4);
