@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freshness } from '../../bench/support/freshness.js';
 import { datedResultsPath } from '../../bench/support/results.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -204,6 +205,13 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.2026-11-27T191536Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T233028Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-27T233231Z.json': (r) => [bulkWindowRow(r)],
+  'bench/throughput/results.2026-11-28T100643Z.json': (r) => [
+    bulkWindowRow(r),
+    `80 / 80 orders, **${r.product.wholeRun.rateLimited} × 429**`,
+    `the last write answered at ${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} × the`,
+    `took ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×`,
+    `(load ${r.machine.loadavgAtStart[0]} at the start, ${r.provenance.machine.loadavg[0]} when it wrote its results`,
+  ],
   'bench/throughput/results.2026-11-27T202636Z.json': (r) => [
     bulkWindowRow(r),
     `(the landed code: ${r.product.writeSpan.firstWindowLastWriteSeconds} s, ${r.product.writeSpan.lastWriteAnsweredSeconds} s)`,
@@ -422,6 +430,13 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
     `in p50 **${s1(r.operatorToRegistryCall.p50Ms)} s**, p99 **${s1(r.operatorToRegistryCall.p99Ms)} s** (the first two after a quiet spell waited ${s1(r.operatorLatenciesMs[0])} s and ${s1(r.operatorLatenciesMs[1])} s`,
     `every later one p99 ${s1(r.operatorAfterFirstWindow.p99Ms)} s`,
   ],
+  'bench/ingress/results.json': (r) => [
+    `1 connection: **${ingressRatio(r, 'raw signalWithStart', 1)}** of the raw rate, p99 ${(r.results as IngressRow[]).find((x) => x.name === 'ingress POST' && x.connections === 1)!.p99ms.toFixed(1)} ms; 16 connections: **${ingressRatio(r, 'raw signalWithStart', 16)}**`,
+  ],
+  'bench/throughput/results.2026-11-28T100643Z.json': (r) => [
+    `under load ${r.machine.loadavgAtStart[0]} on ${r.provenance.machine.cpus} cores (${r.provenance.commit.slice(0, 7)}): ${r.product.completed}/${r.product.orders} orders, **${r.product.wholeRun.rateLimited} × 429**`,
+    `the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
+  ],
   'bench/scale/results-10000.json': (r) => [
     `**10,000 waiting brands: ${thousands(r.workerHolding.rssMb)} MB RSS, ${r.workerHolding.cpuPercent} % of one core, wake latency webhook → next registry call p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms**`,
   ],
@@ -468,20 +483,11 @@ const ingressClaims = (r: ReturnType<typeof results>): string[] => {
   ];
 };
 
-describe('docs/ingress.md and README.md ingress figures match bench/ingress/results.json', () => {
+describe('docs/ingress.md ingress figures match bench/ingress/results.json', () => {
   it('docs/ingress.md', () => {
     expect(
       ingressClaims(results('bench/ingress/results.json')).filter((t) => !ingressDoc.includes(t)),
     ).toEqual([]);
-  });
-  it('README.md', () => {
-    const r = results('bench/ingress/results.json');
-    const p99 = (r.results as IngressRow[]).find(
-      (x) => x.name === 'ingress POST' && x.connections === 1,
-    )!.p99ms;
-    expect(readme).toContain(
-      `1 connection: **${ingressRatio(r, 'raw signalWithStart', 1)}** of the raw rate, p99 ${p99.toFixed(1)} ms; 16 connections: **${ingressRatio(r, 'raw signalWithStart', 16)}**`,
-    );
   });
 });
 
@@ -497,4 +503,44 @@ describe('docs/benchmarks.md figures match their results files', () => {
       '/x/bench/drills/results-kill.2026-11-25T081500Z.json',
     );
   });
+});
+
+/**
+ * Every cited results file measured today's code, or the page says it did not (issue 37): a results
+ * file is current when it names the commit it measured, on a clean tree, and no later commit changed
+ * the code its benchmark measures (bench/support/measured-code.ts, bench/support/freshness.ts).
+ * docs/benchmarks.md's register lists each cited file with its status; README.md's figures table (the
+ * headline) cites only current files, and a stale figure it keeps below the table names its status.
+ */
+describe('figures come from runs of the code they describe', () => {
+  const cited = [
+    ...new Set([...Object.keys(claims), ...Object.keys(readmeClaims), 'bench/ingress/results.json']),
+  ];
+  const section = readme.slice(readme.indexOf('## Figures measured so far'));
+  const figures = section.slice(0, section.indexOf('\n## '));
+  const stale = figures.indexOf('### Measured on older code');
+  const headline = (stale < 0 ? figures : figures.slice(0, stale))
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .join('\n');
+
+  for (const file of cited)
+    it(file, () => {
+      const f = freshness(root, file);
+      const problems: string[] = [];
+      if (!page.includes(f.line))
+        problems.push(
+          `docs/benchmarks.md's register of results files lacks the line\n${f.line}${f.current ? '' : `\n(stale: ${f.why}; run its benchmark again, or keep the figure as stale)`}`,
+        );
+      if (!f.current && file in readmeClaims) {
+        const inHeadline = readmeClaims[file]!(results(file)).filter((text) => headline.includes(text));
+        if (inHeadline.length > 0)
+          problems.push(
+            `README.md's figures table presents as current what ${file} measured, but ${f.why}: ${inHeadline.join(' / ')}`,
+          );
+        if (!figures.includes(f.line.slice(2)))
+          problems.push(`README.md keeps a stale figure without its status: ${f.line.slice(2)}`);
+      }
+      expect(problems).toEqual([]);
+    });
 });

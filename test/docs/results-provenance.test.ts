@@ -3,10 +3,12 @@
  * tree was clean, the machine and its load (bench/support/results.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
+import { freshness } from '../../bench/support/freshness.js';
+import { measuredCodeOf } from '../../bench/support/measured-code.js';
 import { provenance, writeResults } from '../../bench/support/results.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -32,5 +34,96 @@ describe('results provenance', () => {
     expect(Object.keys(written)[0]).toBe('provenance');
     expect(written.provenance.commit).toBe(head);
     expect(written.figure).toBe(1);
+  });
+});
+
+/**
+ * bench/support/freshness.ts on a throwaway repository: a results file is current only while it names
+ * a commit, measured on a clean tree, that holds every later change to its bench's measured code.
+ */
+describe('results freshness', () => {
+  const file = 'bench/throughput/results.2026-01-01T000000Z.json';
+  function repo() {
+    const dir = tempDir('tcr-freshness-');
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+      }).trim();
+    git('init', '-q');
+    const put = (path: string, text: string) => {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    const commit = (message: string) => {
+      git('add', '.');
+      git('commit', '-q', '-m', message);
+      return git('rev-parse', 'HEAD');
+    };
+    const results = (p: object | undefined) =>
+      put(file, JSON.stringify({ ...(p ? { provenance: p } : {}), figure: 1 }));
+    return { dir, git, put, commit, results };
+  }
+  const machine = { cpus: 2, loadavg: [3.5, 2, 1] };
+
+  it('is current when no later commit changed the code it measures', () => {
+    const r = repo();
+    r.put('src/workflows/a.ts', 'a');
+    const measured = r.commit('code');
+    r.results({ commit: measured, clean: true, machine });
+    r.put('docs/other.md', 'x');
+    r.commit('results and an unrelated change');
+    const f = freshness(r.dir, file);
+    expect(f.current).toBe(true);
+    expect(f.line).toBe(
+      `- \`${file}\`: current: measured ${measured.slice(0, 7)} on a clean tree (load 3.5 on 2 cores)`,
+    );
+  });
+
+  it('is stale once a later commit changes a measured path', () => {
+    const r = repo();
+    r.put('src/workflows/a.ts', 'a');
+    const measured = r.commit('code');
+    r.results({ commit: measured, clean: true, machine });
+    r.commit('results');
+    r.put('src/workflows/a.ts', 'b');
+    r.commit('later change');
+    const f = freshness(r.dir, file);
+    expect(f.current).toBe(false);
+    expect(f.line).toBe(
+      `- \`${file}\`: stale: measured ${measured.slice(0, 7)}; the code it measures changed since`,
+    );
+  });
+
+  it('is stale when it measured a dirty tree, records no commit, or measured another branch', () => {
+    const r = repo();
+    r.put('src/workflows/a.ts', 'a');
+    const measured = r.commit('code');
+    r.results({ commit: measured, clean: false, changed: ['src/workflows/a.ts'], machine });
+    r.commit('dirty results');
+    expect(freshness(r.dir, file).line).toContain(`stale: measured ${measured.slice(0, 7)} on a dirty tree`);
+    r.results(undefined);
+    const added = r.git('log', '--diff-filter=A', '--format=%H', '--', file);
+    r.commit('results without provenance');
+    expect(freshness(r.dir, file).line).toBe(
+      `- \`${file}\`: stale: records no commit (committed in ${added.slice(0, 7)})`,
+    );
+    r.git('checkout', '-q', '-b', 'side');
+    r.put('src/workflows/a.ts', 'side');
+    const side = r.commit('side branch');
+    r.git('checkout', '-q', '-');
+    r.results({ commit: side, clean: true, machine });
+    r.commit('results of the side branch');
+    expect(freshness(r.dir, file).line).toContain("not in this branch's history");
+  });
+
+  it("fails, never passes, when the clone lacks the measured commit, and names a bench's missing declaration", () => {
+    const r = repo();
+    r.put('src/workflows/a.ts', 'a');
+    r.commit('code');
+    r.results({ commit: 'f'.repeat(40), clean: true, machine });
+    r.commit('results');
+    expect(() => freshness(r.dir, file)).toThrow(/does not hold/);
+    expect(() => measuredCodeOf('bench/new/results.json')).toThrow(/no benchmark declares/);
   });
 });
