@@ -532,6 +532,8 @@ describe('figures come from runs of the code they describe', () => {
         problems.push(
           `docs/benchmarks.md's register of results files lacks the line\n${f.line}${f.current ? '' : `\n(stale: ${f.why}; run its benchmark again, or keep the figure as stale)`}`,
         );
+      if (!f.current && file === 'bench/ingress/results.json' && !ingressDoc.includes(f.line.slice(2)))
+        problems.push(`docs/ingress.md cites a stale results file without its status: ${f.line.slice(2)}`);
       if (!f.current && file in readmeClaims) {
         const inHeadline = readmeClaims[file]!(results(file)).filter((text) => headline.includes(text));
         if (inHeadline.length > 0)
