@@ -1,7 +1,8 @@
 /**
  * What payload encryption costs the ingress and a Temporal client, measured side by side in one run
  * against one dev server: two `tcr ingress` processes (dist/, `npm run build` first), one without a
- * key file and one with TCR_PAYLOAD_KEYS_FILE, and a plain Temporal client without and with
+ * key and one with the public ingress keys (TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE: it seals each payload,
+ * since issue 35 item 3), and a plain Temporal client without and with
  * `dataConverter()`. Signed events go to existing workflows (no worker polls them, so the server only
  * records the signals), at 1 connection (how the registry delivers) and at 16. The machine is small
  * and shared, so the paths are interleaved in every round and the ratios are given both as pooled
@@ -21,7 +22,13 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { dataConverter, Keyring, writeKeyFile } from '../../src/codec/index.js';
+import {
+  dataConverter,
+  Keyring,
+  PublicKeys,
+  writeKeyFile,
+  writePublicKeyFile,
+} from '../../src/codec/index.js';
 import { brandWorkflowId } from '../../src/contracts/ids.js';
 import { type RegistryEventDelivery, registryEventSignal } from '../../src/contracts/signals.js';
 import { canonicalJson, deliveryIdOf, signEvent } from '../../src/ingress/signature.js';
@@ -78,13 +85,15 @@ function noteError(error: unknown): void {
 let env: TestWorkflowEnvironment;
 const dir = mkdtempSync(join(tmpdir(), 'tcr-bench-codec-'));
 const keysFile = join(dir, 'payload-keys.json');
-const keyring = Keyring.generate('bench');
+const publicKeysFile = join(dir, 'ingress-public-keys.json');
+const keyring = Keyring.generate('bench').withNewSealingKey('bench-ingress');
 const ingresses: Record<'plain' | 'encrypted', { child: ChildProcess; url: string }> = {} as never;
 let ensureTarget: (i: number) => Promise<unknown> = async () => {};
 
 beforeAll(async () => {
   chmodSync(dir, 0o700);
   writeKeyFile(keysFile, keyring);
+  writePublicKeyFile(publicKeysFile, PublicKeys.of(keyring));
   env = await devServerEnv();
   for (const kind of ['plain', 'encrypted'] as const) {
     const ingress = await startIngressProcess({
@@ -97,7 +106,8 @@ beforeAll(async () => {
         TEMPORAL_NAMESPACE: 'default',
         TCR_INGRESS_LOG_LEVEL: 'info',
         // The plain one must not inherit a key file from this process's environment.
-        TCR_PAYLOAD_KEYS_FILE: kind === 'encrypted' ? keysFile : '',
+        TCR_INGRESS_PAYLOAD_PUBLIC_KEYS_FILE: kind === 'encrypted' ? publicKeysFile : '',
+        TCR_PAYLOAD_KEYS_FILE: '',
         TCR_PAYLOAD_KEYS: '',
       },
     });

@@ -13,10 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowBundleOption } from '@temporalio/worker';
-import { dataConverter } from '../../src/codec/data-converter.js';
+import { dataConverter, failureConverterPath } from '../../src/codec/data-converter.js';
+import { SealingCodec } from '../../src/codec/encryption-codec.js';
+import { keyringFromEnv } from '../../src/codec/key-file.js';
+import { PublicKeys } from '../../src/codec/public-keys.js';
 import { WORKFLOW_TASK_QUEUE } from '../../src/contracts/task-queues.js';
 import {
   createIngressClient,
+  ingressDataConverter,
   parseIngressConfig,
   type RunningIngress,
   startIngress,
@@ -250,7 +254,14 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
             : {}),
           ...(options.handoffFailure ? { TCR_INGRESS_HANDOFF_FAILURE: options.handoffFailure } : {}),
         });
-        const ingressClient = createIngressClient(ingressConfig);
+        // The ingress holds public keys only (issue 35, item 3): it seals to the key file's ingress key.
+        const ring = keyringFromEnv();
+        const ingressClient = createIngressClient(
+          ingressConfig,
+          ring
+            ? { failureConverterPath, payloadCodecs: [new SealingCodec(PublicKeys.of(ring))] }
+            : ingressDataConverter({}, { required: false }),
+        );
         try {
           const ingress = await startIngress({
             config: ingressConfig,
