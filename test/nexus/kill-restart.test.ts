@@ -15,7 +15,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { Client, type Connection, type WorkflowExecutionInfo } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BenchStack, startBenchStack, type WorkerProcess } from '../../bench/support/bench-stack.js';
 import { until } from '../../bench/support/stats.js';
@@ -44,11 +45,12 @@ beforeAll(async () => {
   stack = await startBenchStack({ workers: 'process', timeScale: 3600 });
   bundleFile = join(stack.dataDir, 'order-system-bundle.js');
   writeFileSync(bundleFile, (await bundle).code);
-  const { connection } = stack.client;
+  // The bench client's connection is a Connection (the SDK types it as ConnectionLike).
+  const connection = stack.client.connection as Connection;
   // The order system's namespace on this dev server, and the Nexus endpoint into the product's.
   await connection.workflowService.registerNamespace({
     namespace: EXAMPLE_ORDERS_NAMESPACE,
-    workflowExecutionRetentionPeriod: { seconds: 86_400 },
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
   });
   await ensureOrderEndpoint(connection, { namespace: 'default' });
   orders = new Client({ connection, namespace: EXAMPLE_ORDERS_NAMESPACE, dataConverter: dataConverter() });
@@ -206,4 +208,4 @@ it('SIGKILLed workers on both sides mid-order: every outcome delivered once', as
   const fees = (await stack.control.ledger()).filter((e) => e.kind === 'CAMPAIGN_REGISTRATION');
   expect(fees).toHaveLength(placed.length);
   expect(new Set(fees.map((f) => f.campaignId)).size).toBe(placed.length);
-}, 150_000);
+}, 240_000);
