@@ -34,9 +34,10 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
 
 /**
  * A dev-server environment (the Temporal CLI built by setup) with the project's search attributes
- * registered, for end-to-end tests that need visibility queries, real time and the real server.
+ * registered, for end-to-end tests that need visibility queries, real time and the real server;
+ * `dynamicConfig` adds server settings (e.g. a low `limit.historyCount.suggestContinueAsNew`).
  */
-export function devServerEnv(): Promise<TestWorkflowEnvironment> {
+export function devServerEnv(dynamicConfig: Record<string, string> = {}): Promise<TestWorkflowEnvironment> {
   // Through a wrapper that sends the CLI's start-up banner to test-results/logs (quiet test runs).
   process.env.TCR_TEMPORAL_CLI = temporalCliPath();
   process.env.TCR_TEST_LOG_DIR = testLogDir;
@@ -45,7 +46,13 @@ export function devServerEnv(): Promise<TestWorkflowEnvironment> {
       executable: { type: 'existing-path', path: quietCliWrapper },
       searchAttributes: [...allSearchAttributeKeys],
       ip: '127.0.0.1',
-      extraArgs: dynamicConfigFlags(),
+      extraArgs: [
+        ...dynamicConfigFlags(),
+        ...Object.entries(dynamicConfig).flatMap(([key, value]) => [
+          '--dynamic-config-value',
+          `${key}=${value}`,
+        ]),
+      ],
     },
   });
 }

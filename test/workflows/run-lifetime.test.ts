@@ -3,8 +3,8 @@
  * older than RUN_AGE_LIMIT_MS (30 days), at its next wake, idle, with its state, audit trail and
  * delivery dedupe carried, and without an extra registry read; a wait with no poll (an operator's
  * answer) ends at the age limit by itself. On the time-skipping server with the simulator, so 30
- * days cost seconds. The server's suggestion is decided by `continueAsNewReason` (unit cases here;
- * the test server never suggests).
+ * days cost seconds. The server's suggestion: `continueAsNewReason` (unit cases here) and, end to
+ * end on the dev server (the test server never suggests), run-lifetime-suggested.test.ts.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
