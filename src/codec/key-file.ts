@@ -17,16 +17,19 @@ export type Env = Record<string, string | undefined>;
  * the file in errors (default the variable TCR_PAYLOAD_KEYS_FILE).
  */
 export function readKeyFile(path: string, label: string = KEYS_FILE_VARIABLE): Keyring {
+  return Keyring.parse(readKeyFileText(path, label, 'payload key file'), `payload key file ${path}`);
+}
+
+/** The text of a key file (`what` names it in errors), refused unless only its owner can read it. */
+export function readKeyFileText(path: string, label: string, what: string): string {
   const access = secretFileProblem(label, path);
   if (access) throw new KeyringError(access);
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'unreadable';
-    throw new KeyringError(`payload key file ${path}: cannot read it (${code})`);
+    throw new KeyringError(`${what} ${path}: cannot read it (${code})`);
   }
-  return Keyring.parse(text, `payload key file ${path}`);
 }
 
 /**

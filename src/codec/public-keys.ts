@@ -9,9 +9,9 @@
  * Read like the other key files: mode 0600 or refused (the file decides where the ingress's payloads
  * go, so no one else may write it).
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { secretFileProblem, writeSecretFile } from '../common/secret-file.js';
+import { writeSecretFile } from '../common/secret-file.js';
+import { readKeyFileText } from './key-file.js';
 import { type Keyring, KeyringError, keyIdPattern } from './keyring.js';
 import { X25519_KEY_BYTES, x25519PublicKey } from './x25519.js';
 
@@ -121,17 +121,7 @@ export class PublicKeys {
 
 /** The public keys in `path`, refused unless mode 0600 (or stricter). */
 export function readPublicKeyFile(path: string, label: string = PUBLIC_KEYS_FILE_VARIABLE): PublicKeys {
-  const access = secretFileProblem(label, path);
-  if (access) throw new KeyringError(access);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new KeyringError(
-      `public key file ${path}: cannot read it (${(error as { code?: string }).code ?? 'unreadable'})`,
-    );
-  }
-  return PublicKeys.parse(text, `${label} (${path})`);
+  return PublicKeys.parse(readKeyFileText(path, label, 'public key file'), `${label} (${path})`);
 }
 
 /** Writes the public keys to `path` (0600, one rename through an exclusive temporary file). */
