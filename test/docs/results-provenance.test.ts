@@ -46,10 +46,11 @@ describe('results freshness', () => {
   function repo() {
     const dir = tempDir('tcr-freshness-');
     const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
-        cwd: dir,
-        encoding: 'utf8',
-      }).trim();
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args],
+        { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      ).trim();
     git('init', '-q');
     const put = (path: string, text: string) => {
       mkdirSync(join(dir, path, '..'), { recursive: true });
