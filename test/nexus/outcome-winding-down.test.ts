@@ -20,6 +20,7 @@ import {
   orderBenchCampaign,
   startSpecCampaignBench,
 } from '../fixtures/campaign-env.js';
+import { recordHistory } from '../fixtures/workflow-harness.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
@@ -84,6 +85,7 @@ it('a created campaign the operator cancels (winding-down) completes the order: 
       phase: 'winding-down',
       reason: 'customer left',
     });
+    await recordHistory(outcome, 'order-outcome-campaign-cancelled');
   } finally {
     activities.shutdown();
     await running;

@@ -20,8 +20,6 @@ const OWED_TYPES: Record<string, string> = {
   estateImportWorkflow: 'no recording test yet',
   // recording owed: estateSweepWorkflow: as above.
   estateSweepWorkflow: 'no recording test yet',
-  // recording owed: orderOutcomeWorkflow: the Nexus outcome workflow landed this session; not recorded.
-  orderOutcomeWorkflow: 'no recording test yet',
   // recording owed: parkedEvents: no suite records the parked-events workflow's history yet.
   parkedEvents: 'no recording test yet',
 };
