@@ -117,7 +117,7 @@ describe('registry faults at every call site of the brand loop', () => {
         const fake = new FakeRegistry();
         fake.failAll(cls, ['registerBrand']);
         await withWorkers(env, activities(fake), async (w) => {
-          const { handle } = await order(w);
+          const { reference, handle } = await order(w);
           await pastRetryWindow();
           const faulted = await waitForStatus(handle, (s) => registryError(s) !== undefined);
           expect(faulted.phase, cls).toBe('registering');
@@ -129,6 +129,7 @@ describe('registry faults at every call site of the brand loop', () => {
           const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
           expect(registryError(ready), cls).toBeUndefined();
           expect(fake.brands.size, cls).toBe(1);
+          expect(fake.registrationsOf(reference), cls).toBe(1);
         });
       }
     },
@@ -424,6 +425,7 @@ describe('cancel: operator and Temporal, in every phase and during the billed re
       expect(result).toMatchObject({ phase: 'cancelled', registered: true });
       expect(result.brandId).toMatch(/^BFAKE/);
       expect(fake.callCount('registerBrand')).toBe(1);
+      expect(fake.registrationsOf(reference)).toBe(1);
     });
   });
 
@@ -431,7 +433,7 @@ describe('cancel: operator and Temporal, in every phase and during the billed re
     const fake = new FakeRegistry();
     const held = fake.block('registerBrand');
     await withWorkers(env, activities(fake), async (w) => {
-      const { handle } = await order(w);
+      const { reference, handle } = await order(w);
       await held.reached;
       await handle.cancel();
       held.release();
@@ -440,6 +442,7 @@ describe('cancel: operator and Temporal, in every phase and during the billed re
       expect(result.status.cancelReason).toMatch(/Temporal/);
       expect(fake.callCount('registerBrand')).toBe(1);
       expect(fake.brands.size).toBe(1);
+      expect(fake.registrationsOf(reference)).toBe(1);
       await recordHistory(handle, 'brand-temporal-cancel-during-registration');
     });
   });
@@ -598,6 +601,7 @@ describe('re-ordering', () => {
       const adopted = await waitForStatus(again.handle, (s) => s.phase === 'ready');
       expect(adopted.brandId).toBe(ready.brandId);
       expect(fake.brands.size).toBe(1);
+      expect(fake.registrationsOf(reference)).toBe(1);
     });
   });
 

@@ -314,6 +314,11 @@ describe('seeded randomized interleavings of orders, updates, webhooks and regis
           expect(status.phase, where).toBe(derived.phase);
         }
         expect(fake.reRegistrations, `seed ${SEED}`).toEqual([]);
+        // The registry's own count: a duplicate POST makes a second brand there (the fake accepts it).
+        for (const s of schedules)
+          expect(fake.registrationsOf(s.reference), `seed ${SEED}, schedule ${s.index}`).toBeLessThanOrEqual(
+            1,
+          );
         const perReference = new Map<string, number>();
         for (const b of fake.brands.values())
           perReference.set(b.referenceId!, (perReference.get(b.referenceId!) ?? 0) + 1);
