@@ -438,10 +438,19 @@ describe('brand onboarding', () => {
       expect(after.audit.entries.some((e) => e.event === 'registered')).toBe(true);
       const eventsBefore = after.audit.entries.filter((e) => e.event === 'event').length;
       await handle.signal(registryEventSignal, first); // a duplicate from before continue-as-new
-      await new Promise((r) => setTimeout(r, 500));
-      const final = await getBrandStatus(env.client, reference);
-      expect(final.audit.entries.filter((e) => e.event === 'event').length).toBe(eventsBefore);
+      // A fresh delivery after it, to the same (new) run: once its entry shows, the duplicate before it
+      // has been handled too (signals are handled in order), so the count below is not a race that an
+      // unhandled duplicate would pass.
+      const marker = delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId: ready.brandId! });
+      await handle.signal(registryEventSignal, marker);
+      const final = await waitForStatus(
+        handle,
+        (s) => s.audit.entries.filter((e) => e.event === 'event').length > eventsBefore,
+      );
+      expect((await handle.describe()).runId).toBe(secondRun);
+      expect(final.audit.entries.filter((e) => e.event === 'event').length).toBe(eventsBefore + 1);
       expect(fake.brands.size).toBe(1);
+      expect(fake.registrationsOf(reference)).toBe(1);
     });
   });
 
