@@ -6,12 +6,12 @@
 # every workflow must reach its end state with none failed and no non-determinism error in any worker
 # log (scripts/upgrade-drill.mjs). The last line of its output says what it proved.
 #
-#   bash scripts/upgrade-drill.sh                        # about 1 minute once the old release is built
+#   bash scripts/upgrade-drill.sh                        # about 80 s on idle cores once the old release is built
 #   UPGRADE_DRILL_BREAK=1 bash scripts/upgrade-drill.sh  # this tree's brand workflow gets an unpatched
 #                                                        # timer first: the drill must FAIL (exit 1)
 #
 # Needs `npm run build` (this tree's dist/) and the Temporal CLI of scripts/setup.sh. Logs go to
-# test-results/logs/upgrade-drill/ (git-ignored), the release to .tools/ (git-ignored).
+# test-results/logs/upgrade-drill/{start time}/ (git-ignored), the release to .tools/ (git-ignored).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
