@@ -6,8 +6,7 @@
  * days cost seconds. The server's suggestion: `continueAsNewReason` (unit cases here) and, end to
  * end on the dev server (the test server never suggests), run-lifetime-suggested.test.ts.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getBrandStatus, startBrandOrder, waitForBrandPhase } from '../../src/orders/brand-client.js';
 import {
   approveCampaignFee,
@@ -16,32 +15,18 @@ import {
 } from '../../src/orders/campaign-orders.js';
 import { continueAsNewReason } from '../../src/workflows/entity/loop.js';
 import { DAY_MS, RUN_AGE_LIMIT_MS } from '../../src/workflows/entity/wait.js';
+import { campaignBenchForFile } from '../fixtures/campaign-bench-file.js';
 import {
-  type CampaignBench,
   deliver,
   orderBenchBrand,
   orderBenchCampaign,
   privateBrand,
-  startCampaignBench,
   uniqueRef,
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
-import { timeSkippingEnv } from '../support/temporal-env.js';
 
-let env: TestWorkflowEnvironment;
-let bench: CampaignBench;
-const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
-
-beforeAll(async () => {
-  env = await timeSkippingEnv();
-  bench = await startCampaignBench(env);
-});
-afterAll(async () => {
-  // Terminated only at the end (campaign-lifecycle.test.ts: the time-skipping lock of running activities).
-  await Promise.allSettled(handles.splice(0).map((h) => h.terminate('test done')));
-  await bench?.close();
-  await env?.teardown();
-});
+const file = campaignBenchForFile();
+const { handles } = file;
 
 /**
  * Polls (real time) until `read` satisfies `ok`. Each read is bounded: the test server may never
@@ -65,20 +50,20 @@ describe('continue-as-new on age', () => {
     const brandReference = uniqueRef('brand');
     // A safety poll past the age limit: nothing wakes the brand before the webhook below.
     const { handle } = await startBrandOrder(
-      env.client,
-      { reference: brandReference, account: bench.account, brand: privateBrand() },
-      { taskQueue: bench.taskQueue, workflowOptions: { steadyPollMs: 40 * DAY_MS } },
+      file.env.client,
+      { reference: brandReference, account: file.bench.account, brand: privateBrand() },
+      { taskQueue: file.bench.taskQueue, workflowOptions: { steadyPollMs: 40 * DAY_MS } },
     );
     handles.push(handle);
-    const ready = await waitForBrandPhase(env.client, brandReference, 'ready', 20_000);
+    const ready = await waitForBrandPhase(file.env.client, brandReference, 'ready', 20_000);
     const firstRunId = (await handle.describe()).runId;
     expect(ready.runs).toBe(1);
 
-    await env.sleep(RUN_AGE_LIMIT_MS + DAY_MS);
+    await file.env.sleep(RUN_AGE_LIMIT_MS + DAY_MS);
     expect(
       (
         await until(
-          () => getBrandStatus(env.client, brandReference),
+          () => getBrandStatus(file.env.client, brandReference),
           () => true,
           'status',
         )
@@ -93,7 +78,7 @@ describe('continue-as-new on age', () => {
       'next run',
     );
     const after = await until(
-      () => getBrandStatus(env.client, brandReference),
+      () => getBrandStatus(file.env.client, brandReference),
       (s) => s.runs >= 2 && s.waitingFor !== undefined,
       'brand continued as new',
     );
@@ -108,7 +93,7 @@ describe('continue-as-new on age', () => {
     // The wake's step runs in the next run: the webhook's read, at a webhook's priority.
     const next = await handle.fetchHistory();
     const started = next.events![0]!.workflowExecutionStartedEventAttributes!;
-    const input = (await env.client.options.loadedDataConverter.payloadConverter.fromPayload(
+    const input = (await file.env.client.options.loadedDataConverter.payloadConverter.fromPayload(
       started.input!.payloads![0]!,
     )) as { carried: { loop: { resumeCause?: string } } };
     expect(input.carried.loop.resumeCause).toBe('webhook');
@@ -117,7 +102,7 @@ describe('continue-as-new on age', () => {
     await deliver(handle, event);
     await new Promise((r) => setTimeout(r, 300));
     const final = await until(
-      () => getBrandStatus(env.client, brandReference),
+      () => getBrandStatus(file.env.client, brandReference),
       () => true,
       'status',
     );
@@ -127,18 +112,18 @@ describe('continue-as-new on age', () => {
   });
 
   it('a running campaign continues as new past the age limit with its state intact, billed once', async () => {
-    const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
-    const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference);
+    const brand = await orderBenchBrand(file.bench, (h) => handles.push(h), { until: 'ready' });
+    const { reference, handle } = await orderBenchCampaign(file.bench, brand.brandReference);
     handles.push(handle);
-    const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);
+    const pending = await waitForCampaignPhase(file.env.client, reference, 'share-pending', 20_000);
     const campaignId = pending.campaignId!;
-    await bench.control.acceptShare(campaignId);
+    await file.bench.control.acceptShare(campaignId);
     await deliver(handle, { eventType: 'CAMPAIGN_DCA_COMPLETE', campaignId, campaignReferenceId: reference });
-    const running = await waitForCampaignPhase(env.client, reference, 'running', 20_000);
+    const running = await waitForCampaignPhase(file.env.client, reference, 'running', 20_000);
     expect(running.runs).toBe(1);
-    await env.sleep(39 * DAY_MS);
+    await file.env.sleep(39 * DAY_MS);
     const after = await until(
-      () => getCampaignStatus(env.client, reference),
+      () => getCampaignStatus(file.env.client, reference),
       (s) => s.runs >= 2 && s.waitingFor !== undefined,
       'campaign continued as new',
     );
@@ -148,37 +133,37 @@ describe('continue-as-new on age', () => {
     expect(after.deliveries.received).toBe(running.deliveries.received);
     // Continued at its safety poll: the next run's first step is that poll (no extra read at 'start').
     const next = await handle.fetchHistory();
-    const input = (await env.client.options.loadedDataConverter.payloadConverter.fromPayload(
+    const input = (await file.env.client.options.loadedDataConverter.payloadConverter.fromPayload(
       next.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
     )) as { carried: { loop: { resumeCause?: string } } };
     expect(input.carried.loop.resumeCause).toBe('poll');
-    const ledger = await bench.control.ledger();
+    const ledger = await file.bench.control.ledger();
     expect(
       ledger.filter((e) => e.kind === 'CAMPAIGN_REGISTRATION' && e.campaignId === campaignId),
     ).toHaveLength(1);
   });
 
   it('a wait with no poll (fee approval) ends at the age limit and continues as new; the operator is answered after', async () => {
-    const brand = await orderBenchBrand(bench, (h) => handles.push(h), { until: 'ready' });
-    const { reference, handle } = await orderBenchCampaign(bench, brand.brandReference, {
+    const brand = await orderBenchBrand(file.bench, (h) => handles.push(h), { until: 'ready' });
+    const { reference, handle } = await orderBenchCampaign(file.bench, brand.brandReference, {
       requireFeeApproval: true,
     });
     handles.push(handle);
-    const waiting = await waitForCampaignPhase(env.client, reference, 'awaiting-fee-approval', 20_000);
+    const waiting = await waitForCampaignPhase(file.env.client, reference, 'awaiting-fee-approval', 20_000);
     expect(waiting.runs).toBe(1);
-    await env.sleep(RUN_AGE_LIMIT_MS - DAY_MS);
+    await file.env.sleep(RUN_AGE_LIMIT_MS - DAY_MS);
     expect(
       (
         await until(
-          () => getCampaignStatus(env.client, reference),
+          () => getCampaignStatus(file.env.client, reference),
           () => true,
           'status',
         )
       ).runs,
     ).toBe(1);
-    await env.sleep(2 * DAY_MS);
+    await file.env.sleep(2 * DAY_MS);
     const after = await until(
-      () => getCampaignStatus(env.client, reference),
+      () => getCampaignStatus(file.env.client, reference),
       (s) => s.runs >= 2 && s.waitingFor !== undefined,
       'campaign continued as new at the age limit',
     );
@@ -187,7 +172,7 @@ describe('continue-as-new on age', () => {
       /^run age 30\.0 days/,
     );
     expect(after.needsAction.map((a) => a.key)).toContain('fee-approval');
-    const approved = await approveCampaignFee(env.client, reference, { approvedBy: 'ops@csp' });
+    const approved = await approveCampaignFee(file.env.client, reference, { approvedBy: 'ops@csp' });
     expect(approved).toMatchObject({ outcome: 'done', ids: { campaignId: expect.any(String) } });
   });
 });
