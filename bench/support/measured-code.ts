@@ -133,6 +133,11 @@ export const measuredCode: MeasuredCode[] = [
     ],
   },
   {
+    results: /^bench\/estate\/results-operator[.]/,
+    bench: 'bench/estate/operator-during-import.bench-run.ts',
+    paths: [...worker, ...stack, 'bench/estate/operator-during-import.bench-run.ts'],
+  },
+  {
     results: /^bench\/estate\/results-days[.]/,
     bench: 'bench/estate/days-after.bench-run.ts',
     paths: [...worker, ...stack, 'bench/support/prometheus.ts', 'bench/estate/days-after.bench-run.ts'],

@@ -80,15 +80,16 @@ describe('an operator step on an adoptee whose bulk read waits behind the import
 
     async function adoptAndCorrect(w: TestWorkers): Promise<void> {
       // A verified brand the registry has (made outside the product), adopted as `tcr import` does.
-      const existing = await fake.writeActivities().registerBrand({
-        account: w.account,
-        registration: { ...brandRegistration(), referenceId: uniqueReference('adopt') },
-      });
-      const reference = existing.referenceId!;
+      const reference = uniqueReference('adopt');
+      const { account, taskQueue } = w;
+      const registration = { ...brandRegistration(), referenceId: reference };
+      const existing = await fake.writeActivities().registerBrand({ account, registration });
+      const input: BrandWorkflowInput = { reference, account, adopt: existing };
+      const workflowId = brandWorkflowId(account, reference);
       const handle = await env.client.workflow.start('brandWorkflow', {
-        workflowId: brandWorkflowId(w.account, reference),
-        taskQueue: w.taskQueue,
-        args: [{ reference, account: w.account, adopt: existing } satisfies BrandWorkflowInput],
+        workflowId,
+        taskQueue,
+        args: [input],
       });
       w.track(handle);
       await waitForStatus(handle, (s) => s.phase === 'ready');
