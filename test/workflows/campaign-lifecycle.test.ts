@@ -53,7 +53,11 @@ afterAll(async () => {
 async function waitForIdleCampaign(reference: string, phase: CampaignPhase): Promise<CampaignStatus> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const status = await getCampaignStatus(env.client, reference).catch(() => undefined);
+    // Each query bounded: the time-skipping server can leave a query to a run that is continuing as
+    // new unanswered for ever.
+    const status = await env.client
+      .withDeadline(Date.now() + 2_000, () => getCampaignStatus(env.client, reference))
+      .catch(() => undefined);
     if (status?.phase === phase && status.waitingFor !== undefined) return status;
     if (Date.now() > deadline)
       throw new Error(`campaign ${reference} not idle in ${phase}: ${JSON.stringify(status?.waitingFor)}`);
