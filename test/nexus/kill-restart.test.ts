@@ -149,8 +149,13 @@ it('SIGKILLed workers on both sides mid-order: every outcome delivered once', as
     const open = await Promise.all(
       placed.map(async ({ id }) => (await orders.workflow.getHandle(id).describe()).status.name),
     );
-    // In the middle: no order had its outcome when the workers died.
-    expect(open, `fulfilments when the ${kind} kill landed`).toEqual(placed.map(() => 'RUNNING'));
+    // In the middle. The brand kill lands before any campaign exists: no order has its outcome. The
+    // campaign kill spares the product's worker, which may finish some campaigns (the simulator's
+    // partners answer in seconds) before the order system's worker is gone: at least one still open.
+    if (kind === 'brand')
+      expect(open, `fulfilments when the ${kind} kill landed`).toEqual(placed.map(() => 'RUNNING'));
+    else expect(open, `fulfilments when the ${kind} kill landed`).toContain('RUNNING');
+    testNote(`${kind} kill: fulfilments ${open.join(', ')}`);
     const t = Date.now();
     if (killProduct) product = stack.startWorkerProcess();
     orderSide = startOrderWorker();
