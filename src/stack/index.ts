@@ -97,6 +97,8 @@ const bundlerLogger = {
   error: (message: string) => console.error(message),
 };
 
+/** A stop step still running after this is reported on stderr. */
+const SLOW_STOP_STEP_MS = 20_000;
 /** How long a stop waits for background work (example submissions, status queries) before closing. */
 const STOP_GRACE_MS = 5_000;
 
@@ -109,7 +111,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const orderSystemOn = options.orderSystem ?? options.examples !== false;
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
-    for (const step of cleanups.splice(0).reverse()) await step().catch(() => undefined);
+    for (const step of cleanups.splice(0).reverse()) {
+      // A stop step still running after SLOW_STOP_STEP_MS is named on stderr (a Ctrl-C once waited
+      // 240 s in CI; which step held it is not known yet): its code's first words, as the steps have
+      // no names.
+      const slow = setTimeout(() => {
+        const code = step.toString().replace(/\s+/g, ' ').slice(0, 100);
+        process.stderr.write(`stopping the stack: still waiting on ${code}\n`);
+      }, SLOW_STOP_STEP_MS);
+      await step().catch(() => undefined);
+      clearTimeout(slow);
+    }
   };
 
   try {
