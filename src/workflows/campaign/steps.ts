@@ -437,6 +437,12 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
     await applySharingChecked(sharing.value, cause);
   };
 
+  /** PUT autoRenewal=false on the created campaign (an update, nothing billed). */
+  const putRenewalOff = () =>
+    guarded.call('turn renewal off', () =>
+      writes.updateCampaign({ account, campaignId: status.campaignId!, patch: { autoRenewal: false } }),
+    );
+
   /**
    * winding-down: renewal off at the registry (PUT autoRenewal=false; an update, nothing billed), until
    * the registry answers autoRenewal false. A fault is retried by the loop (needs-action while it
@@ -445,10 +451,7 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
    */
   const turnRenewalOff = async (cause: AuditCause): Promise<CallResult<unknown> | undefined> => {
     if (status.renewalOff) return undefined;
-    const campaignId = status.campaignId!;
-    const call = await guarded.call('turn renewal off', () =>
-      writes.updateCampaign({ account, campaignId, patch: { autoRenewal: false } }),
-    );
+    const call = await putRenewalOff();
     if (!call.ok) {
       audit(cause, 'registry-refused', `autoRenewal=false: ${call.failure.message}`);
       return call;
@@ -477,14 +480,9 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
       status.renewalOff = true;
       return undefined;
     }
-    const campaignId = status.campaignId!;
-    let call: CallResult<Awaited<ReturnType<typeof writes.updateCampaign>>>;
+    let call: Awaited<ReturnType<typeof putRenewalOff>>;
     try {
-      call = await CancellationScope.withTimeout(RENEWAL_OFF_AT_END, () =>
-        guarded.call('turn renewal off', () =>
-          writes.updateCampaign({ account, campaignId, patch: { autoRenewal: false } }),
-        ),
-      );
+      call = await CancellationScope.withTimeout(RENEWAL_OFF_AT_END, putRenewalOff);
     } catch (error) {
       if (!isCancellation(error)) throw error;
       audit('operator', 'registry-refused', `autoRenewal=false: no answer within ${RENEWAL_OFF_AT_END}`);
