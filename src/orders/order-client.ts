@@ -7,6 +7,7 @@
  */
 import {
   type Client,
+  isGrpcDeadlineError,
   WorkflowExecutionAlreadyStartedError,
   type WorkflowHandle,
   WorkflowNotFoundError,
@@ -52,6 +53,43 @@ export function steeringUpdateOptions<R>(what: string, request: R, opts: Steerin
   if (opts.idempotencyKey === undefined) return { args: [request] as [R] };
   const key = parseRequest(`${what} idempotency key`, IdempotencyKeySchema, opts.idempotencyKey);
   return { args: [request] as [R], updateId: key };
+}
+
+/**
+ * How long one status query may take, and how many are asked. A query sent as the run continues as
+ * new can go unanswered (the time-skipping test server leaves it so for ever, and a caller waiting on
+ * it hung); with no worker polling, a server holds it until the caller's deadline. So each query has
+ * a deadline, one that passes is asked again (of the next run), and after the last the caller gets an
+ * error that says so instead of waiting for ever.
+ */
+export const STATUS_QUERY_ATTEMPT_MS = 5_000;
+export const STATUS_QUERY_ATTEMPTS = 3;
+
+/** The entity's workflow answered no status query within the attempts' deadlines. */
+export class StatusQueryTimeoutError extends Error {
+  constructor(kind: EntityKind, workflowId: string, cause: unknown) {
+    super(
+      `${kind} workflow ${workflowId} answered no status query in ${STATUS_QUERY_ATTEMPTS} attempts of ${STATUS_QUERY_ATTEMPT_MS} ms: is a worker polling its task queue?`,
+      { cause },
+    );
+    this.name = 'StatusQueryTimeoutError';
+  }
+}
+
+async function boundedStatusQuery<Status>(
+  client: Client,
+  kind: EntityKind,
+  handle: WorkflowHandle,
+  query: QueryDefinition<Status>,
+): Promise<Status> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.withDeadline(Date.now() + STATUS_QUERY_ATTEMPT_MS, () => handle.query(query));
+    } catch (error) {
+      if (!isGrpcDeadlineError(error)) throw error;
+      if (attempt >= STATUS_QUERY_ATTEMPTS) throw new StatusQueryTimeoutError(kind, handle.workflowId, error);
+    }
+  }
 }
 
 export interface EntityWorkflow<Status> {
@@ -132,7 +170,8 @@ export function entityOrders<W extends Workflow, Status>(
   return {
     handle,
     withHandle,
-    status: (client, ref) => withHandle(client, ref, (h) => h.query(entity.statusQuery)),
+    status: (client, ref) =>
+      withHandle(client, ref, (h) => boundedStatusQuery(client, kind, h, entity.statusQuery)),
     async start(client, start) {
       const { account, reference } = start.input;
       rememberOrderAccount(client, account);

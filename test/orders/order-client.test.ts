@@ -66,6 +66,8 @@ function recordingClient(existing: string[] = []): { client: Client; recorded: R
       },
       getHandle: (workflowId: string) => handle(workflowId),
     },
+    // Status reads carry a deadline (the real client's: here the call runs as it is).
+    withDeadline: <R>(_deadline: number, fn: () => Promise<R>) => fn(),
   } as unknown as Client;
   return { client, recorded };
 }
