@@ -11,14 +11,20 @@
  * the envelope version and key id as associated data, so a ciphertext cannot be relabelled to another
  * key id. Each codec draws a random 256-bit salt and derives a new subkey after DEFAULT_SUBKEY_LIMIT
  * (2^32) encryptions, so no AES key ever sees more random 96-bit IVs than NIST's bound, however many
- * payloads the key file's key encrypts. NOT bound: the workflow id (the SDK's serialization context is
- * experimental and absent on some decode paths, e.g. the codec server), so a ciphertext copied into
- * another workflow of the same namespace still decodes there.
+ * payloads the key file's key encrypts. Not bound to a workflow: written today only where the SDK
+ * gives no serialization context (./workflow-binding.ts says where).
+ * Version 4 (the workflow binding): version 2 with the namespace and workflow id of the encode's
+ * serialization context in the associated data and in the metadata ("encryption-binding",
+ * "encryption-namespace", "encryption-workflow-id"); decoded with another workflow's context it is
+ * refused, without a context it opens (./workflow-binding.ts).
  * Version 1 (no "encryption-envelope"; 12-byte IV | ciphertext | tag under the key itself) is read,
  * never written.
  * Version 3 (issue 35, item 3): sealed by the webhook ingress to the public half of an ingress key
  * (X25519 + HKDF + AES-256-GCM, ./sealed-envelope.ts) with `SealingCodec`, which holds public keys
- * only and opens nothing; this codec opens it with the ring's ingress private key.
+ * only and opens nothing; this codec opens it with the ring's ingress private key. Version 5: version
+ * 3 bound to its workflow as version 4 is (the ingress's signal-with-start gives the target's context).
+ * Versions 1, 2 and 3 are unbound: they open anywhere, and each decode is counted
+ * (tcr_unbound_payload_decodes_total).
  *
  * Decoding uses the key its payload names, so payloads written before a rotation still decode. A
  * payload that is not encrypted (a history from before encryption was switched on) is counted, and
@@ -26,7 +32,7 @@
  * started from their environment, unless TCR_ALLOW_PLAINTEXT_INPUT=true).
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
 // @temporalio/proto is CommonJS: Node's ESM loader gives it a default export only (a named import
 // works under vitest but not from dist/).
 import proto from '@temporalio/proto';
@@ -38,6 +44,15 @@ import {
 import type { Keyring } from './keyring.js';
 import type { PublicKeys } from './public-keys.js';
 import { open, SealedEnvelopeError, seal } from './sealed-envelope.js';
+import { recordUnboundDecode } from './unbound-decodes.js';
+import {
+  bindingFor,
+  bindingMetadata,
+  bindingMismatch,
+  bindingOf,
+  serializeBinding,
+  type WorkflowBinding,
+} from './workflow-binding.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -57,6 +72,8 @@ const PayloadProto = proto.temporal.api.common.v1.Payload;
 const encryptedEncoding = Buffer.from(ENCRYPTED_ENCODING);
 const envelopeV2 = Buffer.from('2');
 const envelopeV3 = Buffer.from('3');
+const envelopeV4 = Buffer.from('4');
+const envelopeV5 = Buffer.from('5');
 
 export class PayloadDecryptionError extends Error {
   override name = 'PayloadDecryptionError';
@@ -90,6 +107,11 @@ function associatedData(keyId: string): Buffer {
   return Buffer.from(`tcr-payload-v2\0${keyId}`);
 }
 
+/** Version 4's associated data: the envelope version, key id and serialized workflow binding. */
+function boundAssociatedData(keyId: string, binding: WorkflowBinding): Buffer {
+  return Buffer.from(`tcr-payload-v4\0${keyId}\0${serializeBinding(binding)}`);
+}
+
 function subkey(key: Buffer, salt: Buffer, keyId: string): Buffer {
   return Buffer.from(hkdfSync('sha256', key, salt, associatedData(keyId), 32));
 }
@@ -121,46 +143,70 @@ export class EncryptionCodec implements PayloadCodec {
     return entry;
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => this.encrypt(payload));
+  /** With a context naming a workflow, bound to it (version 4); without, version 2. */
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const binding = bindingFor(context);
+    return payloads.map((payload) => this.encrypt(payload, binding));
   }
 
-  async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => this.decrypt(payload));
+  /** A bound payload decoded with another workflow's context is refused (PayloadDecryptionError). */
+  async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    return payloads.map((payload) => this.decrypt(payload, context));
   }
 
-  encrypt(payload: Payload): Payload {
+  encrypt(payload: Payload, binding?: WorkflowBinding): Payload {
     const { id, key } = this.keyring.current;
     const sub = this.currentSubkey(id, key);
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(CIPHER, sub.key, iv);
-    cipher.setAAD(associatedData(id));
+    cipher.setAAD(binding ? boundAssociatedData(id, binding) : associatedData(id));
     const plain = PayloadProto.encode(payload).finish();
     const data = Buffer.concat([sub.salt, iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return {
       metadata: {
         encoding: encryptedEncoding,
         [KEY_ID_METADATA]: Buffer.from(id),
-        [ENVELOPE_METADATA]: envelopeV2,
+        [ENVELOPE_METADATA]: binding ? envelopeV4 : envelopeV2,
+        ...(binding ? bindingMetadata(binding) : {}),
       },
       data,
     };
   }
 
-  decrypt(payload: Payload): Payload {
+  decrypt(payload: Payload, context?: SerializationContext): Payload {
     if (!isEncrypted(payload)) return plaintextInput(payload, this.plaintextInput);
     const id = payloadKeyId(payload);
     if (!id) throw new PayloadDecryptionError(`encrypted payload without '${KEY_ID_METADATA}' metadata`);
     const version = envelopeVersion(payload);
-    if (version === '3') return this.openSealed(payload, id);
+    let binding: WorkflowBinding | undefined;
+    if (version === '4' || version === '5') {
+      const read = bindingOf(payload);
+      if (typeof read === 'string')
+        throw new PayloadDecryptionError(`encrypted payload (key '${id}'): ${read}`);
+      binding = read;
+    }
+    // Opened first, so the ids an error names are the authenticated ones; no plaintext is returned.
+    const opened = this.open(payload, id, version, binding);
+    if (!binding) {
+      recordUnboundDecode(version);
+      return opened;
+    }
+    const mismatch = bindingMismatch(binding, context);
+    if (mismatch) throw new PayloadDecryptionError(mismatch);
+    return opened;
+  }
+
+  private open(payload: Payload, id: string, version: string, binding: WorkflowBinding | undefined): Payload {
+    if (version === '3' || version === '5') return this.openSealed(payload, id, binding);
     const key = this.keyring.key(id);
     if (!key)
       throw new PayloadDecryptionError(
         `payload encrypted with key '${id}', which is not in the keyring (have: ${this.keyring.ids().join(', ')})`,
       );
-    if (version !== '1' && version !== '2')
+    if (version !== '1' && version !== '2' && version !== '4')
       throw new PayloadDecryptionError(`encrypted payload (key '${id}') of unknown envelope version`);
-    const saltBytes = version === '2' ? SALT_BYTES : 0;
+    const salted = version !== '1';
+    const saltBytes = salted ? SALT_BYTES : 0;
     const data = payload.data ?? new Uint8Array();
     if (data.length < saltBytes + IV_BYTES + TAG_BYTES)
       throw new PayloadDecryptionError(`encrypted payload (key '${id}') is too short`);
@@ -168,10 +214,10 @@ export class EncryptionCodec implements PayloadCodec {
     const bytes = all.subarray(saltBytes);
     const decipher = createDecipheriv(
       CIPHER,
-      version === '2' ? subkey(key, all.subarray(0, SALT_BYTES), id) : key,
+      salted ? subkey(key, all.subarray(0, SALT_BYTES), id) : key,
       bytes.subarray(0, IV_BYTES),
     );
-    if (version === '2') decipher.setAAD(associatedData(id));
+    if (salted) decipher.setAAD(binding ? boundAssociatedData(id, binding) : associatedData(id));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     let plain: Buffer;
     try {
@@ -181,14 +227,14 @@ export class EncryptionCodec implements PayloadCodec {
       ]);
     } catch {
       throw new PayloadDecryptionError(
-        `payload encrypted with key '${id}' does not authenticate (wrong key or altered data)`,
+        `payload encrypted with key '${id}' does not authenticate (wrong key, or altered data or binding)`,
       );
     }
     return PayloadProto.decode(plain);
   }
 
-  /** A version 3 payload, sealed by the ingress to ingress key `id`: opened with its private key. */
-  private openSealed(payload: Payload, id: string): Payload {
+  /** A version 3 (or bound, 5) payload, sealed by the ingress to ingress key `id`: opened with its private key. */
+  private openSealed(payload: Payload, id: string, binding: WorkflowBinding | undefined): Payload {
     const privateKey = this.keyring.sealingKey(id);
     if (!privateKey)
       throw new PayloadDecryptionError(
@@ -197,7 +243,12 @@ export class EncryptionCodec implements PayloadCodec {
     const data = payload.data ?? new Uint8Array();
     try {
       return PayloadProto.decode(
-        open(Buffer.from(data.buffer, data.byteOffset, data.byteLength), id, privateKey),
+        open(
+          Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+          id,
+          privateKey,
+          binding && serializeBinding(binding),
+        ),
       );
     } catch (error) {
       if (error instanceof SealedEnvelopeError) throw new PayloadDecryptionError(error.message);
@@ -236,8 +287,10 @@ export class SealingCodec implements PayloadCodec {
     this.plaintextInput = options.plaintextInput ?? 'refuse';
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => this.seal(payload));
+  /** Bound (version 5) to the workflow `context` names, e.g. the target of a signal-with-start. */
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const binding = bindingFor(context);
+    return payloads.map((payload) => this.seal(payload, binding));
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
@@ -249,15 +302,16 @@ export class SealingCodec implements PayloadCodec {
     });
   }
 
-  seal(payload: Payload): Payload {
+  seal(payload: Payload, binding?: WorkflowBinding): Payload {
     const { id, key } = this.publicKeys.current;
     return {
       metadata: {
         encoding: encryptedEncoding,
         [KEY_ID_METADATA]: Buffer.from(id),
-        [ENVELOPE_METADATA]: envelopeV3,
+        [ENVELOPE_METADATA]: binding ? envelopeV5 : envelopeV3,
+        ...(binding ? bindingMetadata(binding) : {}),
       },
-      data: seal(PayloadProto.encode(payload).finish(), id, key),
+      data: seal(PayloadProto.encode(payload).finish(), id, key, binding && serializeBinding(binding)),
     };
   }
 }

@@ -42,3 +42,11 @@ export {
   readPublicKeyFile,
   writePublicKeyFile,
 } from './public-keys.js';
+export { onUnboundDecode, unboundDecodeCount } from './unbound-decodes.js';
+export {
+  BINDING_METADATA,
+  BOUND_NAMESPACE_METADATA,
+  BOUND_WORKFLOW_METADATA,
+  forScheduleAction,
+  type WorkflowBinding,
+} from './workflow-binding.js';

@@ -11,6 +11,10 @@
  *   data: 32-byte ephemeral public key | 12-byte IV | ciphertext | 16-byte tag
  *
  * Opening needs the recipient's private key, which only the payload key file holds (./keyring.ts).
+ *
+ * Version 5 (the workflow binding, ./encryption-codec.ts): the same, with the label (HKDF info and
+ * associated data) also holding the serialized binding (namespace and workflow id), so a payload
+ * sealed for one workflow does not open under another's binding.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 import { generateX25519, rawPublicKey, X25519_KEY_BYTES, x25519Agree, x25519PublicKey } from './x25519.js';
@@ -23,40 +27,51 @@ export class SealedEnvelopeError extends Error {
   override name = 'SealedEnvelopeError';
 }
 
-function label(keyId: string): Buffer {
-  return Buffer.from(`tcr-payload-v3\0${keyId}`);
+/** Version 3 without a binding; version 5 with one (the serialized binding, ./encryption-codec.ts). */
+function label(keyId: string, binding: string | undefined): Buffer {
+  return Buffer.from(
+    binding === undefined ? `tcr-payload-v3\0${keyId}` : `tcr-payload-v5\0${keyId}\0${binding}`,
+  );
 }
 
-function contentKey(shared: Buffer, ephemeral: Buffer, recipient: Buffer, keyId: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), label(keyId), 32));
+function contentKey(shared: Buffer, ephemeral: Buffer, recipient: Buffer, info: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), info, 32));
 }
 
-/** Seals `plain` to the public key `recipient` (raw X25519) of ingress key `keyId`. */
-export function seal(plain: Uint8Array, keyId: string, recipient: Buffer): Buffer {
+/**
+ * Seals `plain` to the public key `recipient` (raw X25519) of ingress key `keyId`; with `binding`
+ * (version 5), bound to it too.
+ */
+export function seal(plain: Uint8Array, keyId: string, recipient: Buffer, binding?: string): Buffer {
   const ephemeral = generateX25519();
+  const info = label(keyId, binding);
   const key = contentKey(
     x25519Agree(ephemeral.key, x25519PublicKey(recipient)),
     ephemeral.publicKey,
     recipient,
-    keyId,
+    info,
   );
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv(CIPHER, key, iv);
-  cipher.setAAD(label(keyId));
+  cipher.setAAD(info);
   return Buffer.concat([ephemeral.publicKey, iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
 }
 
-/** Opens what `seal` made for ingress key `keyId`, with its private key; throws when it does not authenticate. */
-export function open(data: Buffer, keyId: string, privateKey: KeyObject): Buffer {
+/**
+ * Opens what `seal` made for ingress key `keyId` (and `binding`, version 5), with its private key;
+ * throws when it does not authenticate.
+ */
+export function open(data: Buffer, keyId: string, privateKey: KeyObject, binding?: string): Buffer {
   if (data.length < X25519_KEY_BYTES + IV_BYTES + TAG_BYTES)
     throw new SealedEnvelopeError(`sealed payload (key '${keyId}') is too short`);
   const ephemeral = data.subarray(0, X25519_KEY_BYTES);
   const iv = data.subarray(X25519_KEY_BYTES, X25519_KEY_BYTES + IV_BYTES);
   try {
     const shared = x25519Agree(privateKey, x25519PublicKey(Buffer.from(ephemeral)));
-    const key = contentKey(shared, ephemeral, rawPublicKey(privateKey), keyId);
+    const info = label(keyId, binding);
+    const key = contentKey(shared, ephemeral, rawPublicKey(privateKey), info);
     const decipher = createDecipheriv(CIPHER, key, iv);
-    decipher.setAAD(label(keyId));
+    decipher.setAAD(info);
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     return Buffer.concat([
       decipher.update(data.subarray(X25519_KEY_BYTES + IV_BYTES, data.length - TAG_BYTES)),

@@ -9,6 +9,7 @@
 import type { MetricMeter, Logger as TemporalLogger } from '@temporalio/common';
 import type { RuntimeOptions } from '@temporalio/worker';
 import { z } from 'zod';
+import { onUnboundDecode } from '../codec/unbound-decodes.js';
 import { onPlaintextDecode } from '../common/plaintext-decodes.js';
 import type { PinoLevel } from './logger.js';
 import { WRITE_BUDGET_WAIT_BUCKETS } from './write-budget-metrics.js';
@@ -19,7 +20,9 @@ let stopPlaintextCount: (() => void) | undefined;
 
 /**
  * Counts, on `meter`, every payload a codec of this process met unencrypted (refused, or allowed by
- * TCR_ALLOW_PLAINTEXT_INPUT): tcr_plaintext_payload_decodes_total. Replaces an earlier observer.
+ * TCR_ALLOW_PLAINTEXT_INPUT): tcr_plaintext_payload_decodes_total; and every payload opened that is
+ * bound to no workflow (src/codec/workflow-binding.ts): tcr_unbound_payload_decodes_total, tagged with
+ * its envelope version. Replaces an earlier observer.
  */
 export function observePlaintextDecodes(meter: MetricMeter): () => void {
   stopPlaintextCount?.();
@@ -29,8 +32,15 @@ export function observePlaintextDecodes(meter: MetricMeter): () => void {
     'Payloads a codec met unencrypted (refused, or allowed during a migration window)',
   );
   const stop = onPlaintextDecode(() => counter.add(1));
+  const unbound = meter.createCounter(
+    'tcr_unbound_payload_decodes_total',
+    undefined,
+    'Encrypted payloads opened that are bound to no workflow (envelopes 1-3: earlier releases, or no serialization context)',
+  );
+  const stopUnbound = onUnboundDecode((envelope) => unbound.add(1, { envelope }));
   stopPlaintextCount = () => {
     stop();
+    stopUnbound();
     stopPlaintextCount = undefined;
   };
   return stopPlaintextCount;

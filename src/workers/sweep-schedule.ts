@@ -12,6 +12,7 @@ import {
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { forScheduleAction } from '../codec/workflow-binding.js';
 import { messageOf } from '../common/error-message.js';
 import { durationMs } from '../config/sweep-config.js';
 import type { WorkerConfig } from '../config/worker-config.js';
@@ -71,7 +72,9 @@ export async function ensureSweepSchedule(
   const options = scheduleOptions(settings);
   const scheduleId = sweepScheduleId(settings.account);
   try {
-    await client.schedule.create<SweepWorkflow>({ scheduleId, ...options });
+    // The action's input is bound to the action's workflow id as a schedule's: it opens in the runs
+    // the Schedule starts (`sweep/{account}-{time}`), src/codec/workflow-binding.ts.
+    await forScheduleAction(() => client.schedule.create<SweepWorkflow>({ scheduleId, ...options }));
     return 'created';
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
@@ -87,7 +90,9 @@ export async function ensureSweepSchedule(
     action.taskQueue === options.action.taskQueue &&
     JSON.stringify(action.args) === JSON.stringify(options.action.args);
   if (same) return 'unchanged';
-  await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action }));
+  await forScheduleAction(() =>
+    handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action })),
+  );
   return 'updated';
 }
 

@@ -99,10 +99,23 @@ it('seals what it hands to Temporal with the public keys it is given, and logs n
     expect(located.filter((p) => payloadEncoding(p.payload) !== 'binary/encrypted').map((p) => p.at)).toEqual(
       [],
     );
-    // Sealed to the ingress key (envelope 3): only the workers' key file opens it.
-    for (const { payload } of located)
-      expect(Buffer.from(payload.metadata!['encryption-envelope']!).toString()).toBe('3');
-    const decoded = await new EncryptionCodec(keyring).decode(located.map((p) => p.payload));
+    // Sealed to the ingress key and bound to the target workflow (envelope 5): only the workers' key
+    // file opens it, and only for that workflow.
+    for (const { payload } of located) {
+      expect(Buffer.from(payload.metadata!['encryption-envelope']!).toString()).toBe('5');
+      expect(Buffer.from(payload.metadata!['encryption-workflow-id']!).toString()).toBe(ack.workflowId);
+    }
+    const namespace = env.namespace ?? 'default';
+    await expect(
+      new EncryptionCodec(keyring).decode(
+        located.map((p) => p.payload),
+        { type: 'workflow', namespace, workflowId: `${ack.workflowId}-elsewhere` },
+      ),
+    ).rejects.toThrow(/bound to workflow/);
+    const decoded = await new EncryptionCodec(keyring).decode(
+      located.map((p) => p.payload),
+      { type: 'workflow', namespace, workflowId: ack.workflowId },
+    );
     const values = decoded.map((p) => JSON.stringify(defaultPayloadConverter.fromPayload(p)));
     expect(values.some((v) => v.includes(EMAIL) && v.includes(EIN))).toBe(true);
 

@@ -64,7 +64,7 @@ beforeAll(async () => {
 afterAll(() => env?.teardown(), 60_000);
 
 describe('payload encryption across a key rotation', () => {
-  const histories: { runId: string; history: temporal.api.history.v1.IHistory }[] = [];
+  const histories: { workflowId: string; history: temporal.api.history.v1.IHistory }[] = [];
 
   it('keeps decoding what the old key wrote and writes the next run under the new key', async () => {
     const client1 = new Client({
@@ -115,7 +115,7 @@ describe('payload encryption across a key rotation', () => {
     const first = await client2.workflow.getHandle(workflowId, firstRunId).fetchHistory();
     const secondRunId = (await client2.workflow.getHandle(workflowId).describe()).runId;
     const second = await client2.workflow.getHandle(workflowId, secondRunId).fetchHistory();
-    histories.push({ runId: firstRunId, history: first }, { runId: secondRunId, history: second });
+    histories.push({ workflowId, history: first }, { workflowId, history: second });
 
     const started = (h: typeof first) =>
       h.events?.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)
@@ -154,11 +154,12 @@ describe('payload encryption across a key rotation', () => {
 
   it('replays both encrypted histories with the same data converter, and not without the keys', async () => {
     expect(histories).toHaveLength(2);
-    for (const { runId, history } of histories)
+    // With the workflow's id: its payloads are bound to it (a replay under another id is refused).
+    for (const { workflowId, history } of histories)
       await Worker.runReplayHistory(
         { workflowBundle: bundle, dataConverter: dataConverter({ keyring: ring2 }) },
         history,
-        runId,
+        workflowId,
       );
     await expect(
       Worker.runReplayHistory(
