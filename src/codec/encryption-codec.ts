@@ -41,10 +41,10 @@ import {
   plaintextDecodeCount,
   recordPlaintextDecode,
 } from '../common/plaintext-decodes.js';
+import { recordUnboundDecode } from '../common/unbound-decodes.js';
 import type { Keyring } from './keyring.js';
 import type { PublicKeys } from './public-keys.js';
 import { open, SealedEnvelopeError, seal } from './sealed-envelope.js';
-import { recordUnboundDecode } from './unbound-decodes.js';
 import {
   bindingFor,
   bindingMetadata,

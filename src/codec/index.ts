@@ -1,3 +1,4 @@
+export { onUnboundDecode, unboundDecodeCount } from '../common/unbound-decodes.js';
 export {
   buildCodecServer,
   type CodecServerOptions,
@@ -42,7 +43,6 @@ export {
   readPublicKeyFile,
   writePublicKeyFile,
 } from './public-keys.js';
-export { onUnboundDecode, unboundDecodeCount } from './unbound-decodes.js';
 export {
   BINDING_METADATA,
   BOUND_NAMESPACE_METADATA,

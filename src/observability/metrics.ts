@@ -9,8 +9,8 @@
 import type { MetricMeter, Logger as TemporalLogger } from '@temporalio/common';
 import type { RuntimeOptions } from '@temporalio/worker';
 import { z } from 'zod';
-import { onUnboundDecode } from '../codec/unbound-decodes.js';
 import { onPlaintextDecode } from '../common/plaintext-decodes.js';
+import { onUnboundDecode } from '../common/unbound-decodes.js';
 import type { PinoLevel } from './logger.js';
 import { WRITE_BUDGET_WAIT_BUCKETS } from './write-budget-metrics.js';
 

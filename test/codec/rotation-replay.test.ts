@@ -2,17 +2,12 @@ import { Client, WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dataConverter,
-  EncryptionCodec,
-  failureConverterPath,
-  Keyring,
-  payloadKeyId,
-} from '../../src/codec/index.js';
+import { dataConverter, EncryptionCodec, Keyring, payloadKeyId } from '../../src/codec/index.js';
 import { devServerEnv } from '../support/temporal-env.js';
-import type { CodecTestActivities, HeldData, holdsData } from './codec-workflows.js';
+import { codecActivities, codecWorkflowsBundle } from './codec-bundle.js';
+import type { HeldData, holdsData } from './codec-workflows.js';
 import { historyLeaks, historyPayloads, payloadEncoding } from './history-leaks.js';
 
 // One workflow started under key k1, rotated to k2 while it waits, continued as new under k2: every
@@ -35,31 +30,18 @@ let bundle: WorkflowBundleWithSourceMap;
 const ring1 = Keyring.generate('k1');
 const ring2 = ring1.withNewKey('k2', true);
 
-const activities: CodecTestActivities = {
-  async lookUp(d) {
-    return { ein: d.ein, firstName: d.firstName };
-  },
-};
-
 async function worker(ring: Keyring): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
-    activities,
+    activities: codecActivities,
     dataConverter: dataConverter({ keyring: ring }),
   });
 }
 
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    devServerEnv(),
-    bundleWorkflowCode({
-      workflowsPath: new URL('./codec-workflows.ts', import.meta.url).pathname,
-      failureConverterPath,
-      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
-    }),
-  ]);
+  [env, bundle] = await Promise.all([devServerEnv(), codecWorkflowsBundle()]);
 }, 180_000);
 afterAll(() => env?.teardown(), 60_000);
 

@@ -10,17 +10,12 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dataConverter,
-  EncryptionCodec,
-  failureConverterPath,
-  forScheduleAction,
-  Keyring,
-} from '../../src/codec/index.js';
+import { dataConverter, EncryptionCodec, forScheduleAction, Keyring } from '../../src/codec/index.js';
 import { devServerEnv } from '../support/temporal-env.js';
-import type { CodecTestActivities, HeldData, holdsData } from './codec-workflows.js';
+import { codecActivities, codecWorkflowsBundle } from './codec-bundle.js';
+import type { HeldData, holdsData } from './codec-workflows.js';
 
 const EventType = temporal.api.enums.v1.EventType;
 type History = temporal.api.history.v1.IHistory;
@@ -34,11 +29,6 @@ const held = (reference: string): HeldData => ({
   firstName: 'Ottilie',
   generation: 0,
 });
-const activities: CodecTestActivities = {
-  async lookUp(d) {
-    return { ein: d.ein, firstName: d.firstName };
-  },
-};
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -48,20 +38,13 @@ let running: Promise<void>;
 const namespace = () => env.namespace ?? 'default';
 
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    devServerEnv(),
-    bundleWorkflowCode({
-      workflowsPath: new URL('./codec-workflows.ts', import.meta.url).pathname,
-      failureConverterPath,
-      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
-    }),
-  ]);
+  [env, bundle] = await Promise.all([devServerEnv(), codecWorkflowsBundle()]);
   client = new Client({ connection: env.connection, dataConverter: dataConverter({ keyring: ring }) });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
-    activities,
+    activities: codecActivities,
     dataConverter: dataConverter({ keyring: ring }),
   });
   running = worker.run();

@@ -1,8 +1,8 @@
 /**
  * Payloads a codec of this process opened that are bound to no workflow: envelopes 1, 2 and 3,
  * written by earlier releases (and, today, where the SDK gives no serialization context: see
- * ./workflow-binding.ts). The worker's metrics export them as tcr_unbound_payload_decodes_total, with
- * the envelope version as a tag (src/observability/metrics.ts).
+ * src/codec/workflow-binding.ts). The worker's metrics export them as
+ * tcr_unbound_payload_decodes_total, with the envelope version as a tag (src/observability/metrics.ts).
  */
 let count = 0;
 const listeners = new Set<(envelope: string) => void>();
