@@ -178,7 +178,13 @@ describe('cancel of a created campaign', () => {
     await recordHistory(handle, 'campaign-temporal-cancel-renewal-off');
   });
 
-  it('a Temporal cancellation during a registry outage still ends, bounded, and says renewal is still on', async () => {
+  // Its own timeout: the bound is two minutes of workflow time, and the time-skipping server does not
+  // always skip here: in a CI run the PUT's retry backoffs (1, 2, 4, 8, 16 s) ran on the real clock,
+  // then a workflow task failed on the server's ACTIVITY_UNKNOWN (the timer's cancel crossed the last
+  // attempt's failure) and waited out its task timeout, past the default 60 s.
+  it('a Temporal cancellation during a registry outage still ends, bounded, and says renewal is still on', {
+    timeout: 200_000,
+  }, async () => {
     const { handle, campaignId } = await running();
     bench.faults.inject('updateCampaign', 500);
     try {
