@@ -7,6 +7,7 @@ import { defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { CampaignUpdateSchema } from '../registry/schemas.js';
 import type { CampaignPhase } from './campaign.js';
+import type { SignedApprovalProof } from './fee-approval.js';
 import type { OperationOutcome } from './operations.js';
 
 /**
@@ -18,6 +19,11 @@ export interface ApproveFeeRequest {
   approvedBy: string;
   /** Refuse the approval when the expected monthly fee is above this. */
   maxMonthlyFee?: number | undefined;
+  /**
+   * The approver's signature of this approval (./fee-approval.ts): required when the workers have an
+   * approvers file (TCR_FEE_APPROVERS_FILE), checked by the verifyFeeApproval activity.
+   */
+  signedApproval?: SignedApprovalProof | undefined;
 }
 export interface ResubmitRequest {
   /** Campaign field changes (PUT /campaign/{id} after creation; merged into the order before). */

@@ -23,6 +23,14 @@ export const ApproveFeeRequestSchema = z.object({
   approvedBy: z.string().min(1).max(200),
   /** Refuse the approval when the expected monthly fee is above this. */
   maxMonthlyFee: z.number().nonnegative().optional(),
+  /** The approver's signature (./fee-approval.ts): required when the workers have an approvers file. */
+  signedApproval: z
+    .strictObject({
+      issuedAt: z.string().min(1).max(40),
+      nonce: z.string().min(1).max(100),
+      signature: z.string().min(1).max(200),
+    })
+    .optional(),
 });
 
 export const ResubmitRequestSchema = z.object({

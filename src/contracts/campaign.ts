@@ -125,6 +125,11 @@ export interface CampaignStatus {
   upstreamCnpId: string;
   requireFeeApproval: boolean;
   feeApprovedBy?: string;
+  /**
+   * True: approvedBy's signature was verified against the workers' approvers file; false: no approvers
+   * file is configured, approvedBy is self-declared. Absent for approvals before it (issue 35).
+   */
+  feeApprovalVerified?: boolean;
   /** Expected monthly fee before creation (campaign builder), the registry's monthlyFee after. */
   expectedMonthlyFee?: number;
   monthlyFee?: number;

@@ -4,8 +4,11 @@
  * Uses a Temporal `Client`; the workflow is referenced by the name and signature of its contract
  * (src/contracts/campaign.ts) only.
  */
+import type { KeyObject } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
+import { accountRequired, resolveBare } from '../config/entity-lookup.js';
+import { signFeeApproval } from '../config/fee-approvers.js';
 import {
   CAMPAIGN_WORKFLOW_TYPE,
   type CampaignContent,
@@ -30,6 +33,7 @@ import {
   updateCampaignUpdate,
 } from '../contracts/campaign-operations.js';
 import { CampaignContentSchema } from '../contracts/campaign-requests.js';
+import { referenceFromWorkflowId } from '../contracts/ids.js';
 import type { Subscriber } from '../contracts/notifications.js';
 import { AccountKey, BrandReferenceKey, PhaseKey } from '../contracts/search-attributes.js';
 import { accountNamePattern } from '../contracts/task-queues.js';
@@ -170,15 +174,67 @@ export function getCampaignStatus(client: Client, reference: EntityRef): Promise
   return campaigns.status(client, reference);
 }
 
-export function approveCampaignFee(
+export interface ApproveFeeOptions extends SteeringOptions {
+  /**
+   * The approver's private key (Ed25519, `tcr approvers keygen`; readApproverKeyFile reads one): the
+   * request is signed for this campaign (src/config/fee-approvers.ts). Required when the workers have
+   * an approvers file (TCR_FEE_APPROVERS_FILE); without one an approval is self-declared.
+   */
+  signingKey?: KeyObject;
+}
+
+/**
+ * Approves the billed creation of a campaign waiting in awaiting-fee-approval. With
+ * `opts.signingKey` the request carries the approver's signature over this campaign's statement
+ * (account, reference, approvedBy, maxMonthlyFee, issuedAt, nonce), valid 15 minutes and once.
+ */
+export async function approveCampaignFee(
   client: Client,
   reference: EntityRef,
   request: ApproveFeeRequest,
-  opts: SteeringOptions = {},
+  opts: ApproveFeeOptions = {},
 ): Promise<CampaignOperationOutcome> {
   const what = 'approveFee request';
   const schema = StrictApproveFeeRequestSchema;
-  return campaigns.update(client, reference, approveFeeUpdate, what, schema, request, opts);
+  const { signingKey, ...steering } = opts;
+  const sent = signingKey ? await signedFeeApproval(client, reference, request, signingKey) : request;
+  return campaigns.update(client, reference, approveFeeUpdate, what, schema, sent, steering);
+}
+
+/** `request` with the approver's signature for the campaign `reference` (its account resolved first). */
+export async function signedFeeApproval(
+  client: Client,
+  reference: EntityRef,
+  request: ApproveFeeRequest,
+  key: KeyObject,
+  now?: Date,
+): Promise<ApproveFeeRequest> {
+  const { account, reference: ref } = await campaignRefOf(client, reference);
+  const signedApproval = signFeeApproval({
+    account,
+    reference: ref,
+    approvedBy: request.approvedBy,
+    maxMonthlyFee: request.maxMonthlyFee,
+    key,
+    ...(now ? { now } : {}),
+  });
+  return { ...request, signedApproval };
+}
+
+/** The account and reference of a campaign: given, or resolved as the update resolves a bare reference. */
+async function campaignRefOf(
+  client: Client,
+  reference: EntityRef,
+): Promise<{ account: string; reference: string }> {
+  if (typeof reference !== 'string') return reference;
+  const workflowId = await resolveBare(client, 'campaign', reference);
+  const parsed = referenceFromWorkflowId(workflowId);
+  if (parsed?.account !== undefined) return { account: parsed.account, reference };
+  // A legacy id (`campaign/{reference}`): its account is its TcrAccount search attribute.
+  const description = await client.workflow.getHandle(workflowId).describe();
+  const account = description.typedSearchAttributes.get(AccountKey);
+  if (!account) throw accountRequired('campaign', reference, 'the workflow names no account');
+  return { account, reference };
 }
 export function resubmitCampaign(
   client: Client,

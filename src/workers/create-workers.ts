@@ -28,6 +28,7 @@ import {
   createCampaignWriteActivities,
 } from '../activities/campaign-activities.js';
 import { createEstateActivities } from '../activities/estate-activities.js';
+import { createFeeApprovalActivities } from '../activities/fee-approval.js';
 import { withHeartbeat } from '../activities/heartbeat.js';
 import { createNotificationActivities } from '../activities/notifications.js';
 import {
@@ -39,6 +40,7 @@ import { startWriteBudget, withWriteBudget, writeBudgetSettings } from '../activ
 import { dataConverter as productDataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
 import { registryClientOptions } from '../config/accounts.js';
+import { feeApproversFileFromEnv, readFeeApprovers } from '../config/fee-approvers.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import type { CspAccountConfig, WorkerConfig } from '../config/worker-config.js';
 import type { RegistryReadActivities, RegistryWriteActivities } from '../contracts/activity-types.js';
@@ -131,6 +133,11 @@ export interface CreateWorkersOptions {
     everyMs?: number;
     onError?: (account: string, error: unknown) => void;
   };
+  /**
+   * The approvers file signed fee approvals are verified with (default TCR_FEE_APPROVERS_FILE; none:
+   * approvals stay self-declared). Read at the start (an invalid file stops it) and at each check.
+   */
+  feeApproversFile?: string | undefined;
   /** Override activities per account (tests); default the real registry activities. */
   activitiesFor?: (account: CspAccountConfig) => {
     reads: RegistryReadActivities & Partial<CampaignReadActivities> & Partial<EstateActivities>;
@@ -169,6 +176,8 @@ export async function createWorkers(
   config: WorkerConfig,
   options: CreateWorkersOptions = {},
 ): Promise<RunningWorkers> {
+  const approversFile = 'feeApproversFile' in options ? options.feeApproversFile : feeApproversFileFromEnv();
+  if (approversFile !== undefined) readFeeApprovers(approversFile);
   const resolve = registryResolver(config.accounts);
   // Every account's client is made now: a configuration the registry client refuses (the base-URL
   // guard, missing credentials) stops the start, naming the account, instead of failing each call.
@@ -236,7 +245,11 @@ export async function createWorkers(
       taskQueue: options.workflowTaskQueue ?? WORKFLOW_TASK_QUEUE,
       // The order systems' Nexus service, and the activities of its outcome workflow (src/nexus).
       nexusServices: [orderSystemServiceHandler],
-      activities: createOrderOutcomeActivities(),
+      // ... and the campaign's check of a signed fee approval (src/activities/fee-approval.ts).
+      activities: {
+        ...createOrderOutcomeActivities(),
+        ...createFeeApprovalActivities({ approversFile }),
+      },
       ...(config.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.maxCachedWorkflows } : {}),
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }

@@ -41,6 +41,8 @@ export const PATCHES = {
   runLifetime: 'run-lifetime',
   /** A campaign's brand-readiness watch is re-sent until the signal reaches the brand workflow (issue 36). */
   brandWatchResent: 'brand-watch-resent',
+  /** approveFee asks verifyFeeApproval (the approver's signature) before the billed creation (issue 35). */
+  feeApprovalSigned: 'fee-approval-signed',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

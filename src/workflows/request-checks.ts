@@ -339,11 +339,22 @@ export function checkCancelRequest(request: unknown): CancelRequest {
 }
 
 export function checkApproveFeeRequest(request: unknown): ApproveFeeRequest {
-  return checked('approveFee request', request, ['approvedBy', 'maxMonthlyFee'], (body, issues) => {
+  const known = ['approvedBy', 'maxMonthlyFee', 'signedApproval'];
+  return checked('approveFee request', request, known, (body, issues) => {
     checkString(issues, body.approvedBy, 'approvedBy', { max: 200 });
     const max = body.maxMonthlyFee;
     if (max !== undefined && (typeof max !== 'number' || !Number.isFinite(max) || max < 0))
       issues.push('maxMonthlyFee: expected a number of at least 0');
+    const signed = body.signedApproval;
+    if (signed === undefined) return;
+    if (!isObject(signed)) {
+      issues.push('signedApproval: expected an object');
+      return;
+    }
+    checkKnownKeys(issues, signed, ['issuedAt', 'nonce', 'signature'], ['signedApproval']);
+    checkString(issues, signed.issuedAt, 'signedApproval.issuedAt', { max: 40 });
+    checkString(issues, signed.nonce, 'signedApproval.nonce', { max: 100 });
+    checkString(issues, signed.signature, 'signedApproval.signature', { max: 200 });
   });
 }
 

@@ -24,6 +24,7 @@ import { PATCHES } from '../patches.js';
 import type { CampaignApply } from './apply.js';
 import type { CampaignContext } from './context.js';
 import { movesDeadline } from './derive.js';
+import { checkFeeApproval } from './fee-approval.js';
 import type { CampaignOperation } from './phases.js';
 import type { CampaignSteps } from './steps.js';
 
@@ -175,14 +176,26 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
       return { outcome: 'refused', detail: `${op.kind} is not possible in phase ${status.phase}` };
     switch (op.kind) {
       case 'approveFee': {
-        const { approvedBy } = acceptedRequest<ApproveFeeRequest>(op);
+        const request = acceptedRequest<ApproveFeeRequest>(op);
+        const { approvedBy } = request;
+        let how = '';
+        if (patched(PATCHES.feeApprovalSigned)) {
+          const check = await checkFeeApproval(state, account, request);
+          if (!check.ok) {
+            // Nothing billed: the campaign stays in awaiting-fee-approval with its needs-action.
+            audit('operator', 'fee-approval-refused', `by ${approvedBy}: ${check.reason}`);
+            return { outcome: 'refused', detail: check.reason };
+          }
+          status.feeApprovalVerified = check.verified;
+          how = ` (${check.note})`;
+        }
         state.feeApproved = true;
         status.feeApprovedBy = approvedBy;
         books.clearAction('fee-approval');
         audit(
           'operator',
           'fee-approved',
-          `by ${approvedBy}; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown'}`,
+          `by ${approvedBy}${how}; expected monthly fee ${status.expectedMonthlyFee ?? 'unknown'}`,
         );
         setPhase('creating', 'operator');
         const call = await create('operator');

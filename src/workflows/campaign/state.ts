@@ -44,6 +44,8 @@ export interface CampaignState {
   /** Per-MNO metadata from creation (or the first read that had it). */
   metadata?: Record<string, MnoMetadataRecord>;
   feeApproved: boolean;
+  /** Nonces of the signed fee approvals this workflow took (bounded): a signed approval is used once. */
+  feeApprovalNonces?: string[];
   /** Events parked under the campaign id were claimed. */
   claimedParked: boolean;
   /** The brand workflow was asked to tell us when it is ready. */
