@@ -60,6 +60,8 @@ export interface ActionWithRequest<O extends Options, S extends z.ZodType> exten
     reference: EntityRef,
     request: z.output<S>,
     opts: SteeringOptions,
+    /** The command line (for what the request does not carry, e.g. a signing key read by `input`). */
+    parsed: Parsed<O>,
   ) => Promise<OperationOutcome>;
 }
 
@@ -145,5 +147,5 @@ function requestOf<O extends Options, S extends z.ZodType>(
   if (!('schema' in action)) return action.send;
   const source = typeof action.source === 'string' ? action.source : action.source(parsed);
   const request = validate(action.schema, action.input(parsed, ctx), source);
-  return (client, reference, opts) => action.send(client, reference, request, opts);
+  return (client, reference, opts) => action.send(client, reference, request, opts, parsed);
 }

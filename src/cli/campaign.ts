@@ -1,6 +1,8 @@
 /** `tcr campaign create|resubmit|update|share|approve-fee|confirm-dca|cancel|acknowledge`. */
+import type { KeyObject } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { z } from 'zod';
+import { readApproverKeyFile } from '../config/fee-approvers.js';
 import { campaignStatusQuery } from '../contracts/campaign.js';
 import { campaignWorkflowId } from '../contracts/ids.js';
 import {
@@ -29,7 +31,7 @@ import { acknowledgeCommand } from './acknowledge.js';
 import { actionCommand } from './action-command.js';
 import { connectionHelp, required } from './args.js';
 import { type CliCommand, commandGroup } from './command.js';
-import { InputValidationError, UsageError } from './errors.js';
+import { CliError, ExitCode, InputValidationError, UsageError } from './errors.js';
 import { fieldsFromFlags, readJsonFile } from './input.js';
 import { startOrderCommand } from './start-order.js';
 
@@ -196,35 +198,55 @@ export const campaignShare: CliCommand = actionCommand({
   done: 'shared',
 });
 
-const approveHelp = `tcr campaign approve-fee REF [--by NAME] [--max-fee N]: approve the billed creation of a campaign
+const approveHelp = `tcr campaign approve-fee REF [--by NAME] [--max-fee N] [--signing-key FILE]: approve the billed creation of a campaign
 
 For orders with requireFeeApproval: the workflow waits in awaiting-fee-approval until this.
+With --signing-key the approval is signed by NAME's key (tcr approvers keygen) for this campaign, its
+maximum fee and the time (valid 15 minutes, once); the workers check it against their approvers file
+(TCR_FEE_APPROVERS_FILE). Workers with an approvers file refuse an unsigned approval; without one
+an approval is self-declared (the status says unverified).
 
 Options:
   --by NAME            who approves (default: $USER, else the login name)
   --max-fee N          refuse when the expected monthly fee is above N
+  --signing-key FILE   the approver's private key file (mode 0600): sign the approval
   --json               print the operation outcome as JSON
 ${connectionHelp}`;
+
+/** The approver's key each approve-fee invocation read (by its parsed command line). */
+const signingKeys = new WeakMap<object, KeyObject>();
 
 export const campaignApproveFee: CliCommand = actionCommand({
   kind: 'campaign',
   summary: "approve a campaign's fee (requireFeeApproval orders)",
   help: approveHelp,
-  options: { by: { type: 'string' }, 'max-fee': { type: 'string' } },
+  options: { by: { type: 'string' }, 'max-fee': { type: 'string' }, 'signing-key': { type: 'string' } },
   schema: ApproveFeeRequestSchema,
   source: 'approve-fee',
-  input({ values }, ctx) {
+  input(parsed, ctx) {
+    const { values } = parsed;
     const by = values.by ?? ctx.env.USER ?? ctx.env.LOGNAME ?? userInfo().username;
     const maxFee = values['max-fee'];
     if (maxFee !== undefined && !Number.isFinite(Number(maxFee)))
       throw new UsageError(`--max-fee must be a number, got '${maxFee}'`, approveHelp);
+    const keyFile = values['signing-key'];
+    if (keyFile !== undefined) {
+      try {
+        signingKeys.set(parsed, readApproverKeyFile(keyFile, '--signing-key'));
+      } catch (error) {
+        throw new CliError((error as Error).message, ExitCode.validation);
+      }
+    }
     return {
       approvedBy: required(by, '--by', approveHelp),
       ...(maxFee !== undefined ? { maxMonthlyFee: Number(maxFee) } : {}),
     };
   },
   update: 'approveFee',
-  send: approveCampaignFee,
+  send: (client, reference, request, opts, parsed) => {
+    const signingKey = signingKeys.get(parsed);
+    return approveCampaignFee(client, reference, request, { ...opts, ...(signingKey ? { signingKey } : {}) });
+  },
   done: 'fee approved',
 });
 

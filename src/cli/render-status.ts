@@ -114,7 +114,11 @@ export function renderCampaignStatus(s: CampaignStatus, auditEntries = 10): stri
     field('created (billed)', s.created ? 'yes' : 'no'),
     field(
       'fee approval',
-      s.requireFeeApproval ? (s.feeApprovedBy ? `approved by ${s.feeApprovedBy}` : 'required') : undefined,
+      s.requireFeeApproval
+        ? s.feeApprovedBy
+          ? `approved by ${s.feeApprovedBy}${s.feeApprovalVerified === undefined ? '' : s.feeApprovalVerified ? ' (signature verified)' : ' (self-declared)'}`
+          : 'required'
+        : undefined,
     ),
     field('expected fee/month', s.expectedMonthlyFee),
     field('monthly fee', s.monthlyFee),

@@ -7,6 +7,7 @@
 import { messageOf } from '../common/error-message.js';
 import { runSimulatorCli, SIMULATOR_USAGE } from '../simulator/cli.js';
 import { accountsCommands } from './accounts.js';
+import { approversCommands } from './approvers.js';
 import { brandCommands } from './brand.js';
 import { campaignCommands } from './campaign.js';
 import { codecServerCommand } from './codec-server.js';
@@ -43,6 +44,7 @@ export const commands: Record<string, CliCommand> = {
   worker: workerCommand,
   'codec-server': codecServerCommand,
   'payload-keys': payloadKeysCommands,
+  approvers: approversCommands,
   dev: processCommand('run the whole local stack (what npm start runs)', devHelp, runDev),
   ingress: processCommand(
     "receive the registry's signed webhooks and signal workflows",

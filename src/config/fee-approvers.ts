@@ -43,12 +43,17 @@ const PublicKeySchema = z
 
 export const FeeApproversFileSchema = z.strictObject({
   version: z.literal(1),
-  approvers: z
-    .record(
-      z.string().regex(APPROVER_NAME_PATTERN, 'an approver name: letters, digits, . _ @ -'),
-      PublicKeySchema,
-    )
-    .refine((a) => Object.keys(a).length > 0, 'at least one approver'),
+  approvers: z.record(z.string(), PublicKeySchema).superRefine((approvers, ctx) => {
+    const names = Object.keys(approvers);
+    if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one approver' });
+    for (const name of names)
+      if (!APPROVER_NAME_PATTERN.test(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'not an approver name (letters, digits, . _ @ -; at most 200)',
+        });
+  }),
 });
 
 /** The approvers' public keys by name. */
