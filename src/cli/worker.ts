@@ -34,6 +34,8 @@ Configuration comes from the environment (docs/operations.md has the tables); fl
     (fail closed); TCR_ALLOW_PLAINTEXT_INPUT=true reads unencrypted input during a migration.
   Notifications: TCR_NOTIFICATION_SECRETS_FILE (mode 0600, "name secret" lines) signs the HTTP
     notifications order systems subscribe to.
+  Fee approvals: TCR_FEE_APPROVERS_FILE (the approvers' public keys, tcr approvers keygen): set,
+    every approveFee must be signed (tcr campaign approve-fee --signing-key); unset, self-declared.
   Worker: TCR_WORKER_METRICS_ADDRESS (default 127.0.0.1:9464, off disables), TCR_WORKER_LOG_LEVEL
     (default info), TCR_WORKER_MAX_CACHED_WORKFLOWS.
   Estate sweep: the workers create or update each account's Schedule sweep/{account} as they start:
