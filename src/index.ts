@@ -24,6 +24,8 @@ export {
   keyringFromEnv,
   readKeyFile,
 } from './codec/index.js';
+// Signed fee approvals: an approver's key (tcr approvers keygen) for approveCampaignFee's signingKey.
+export { readApproverKeyFile } from './config/fee-approvers.js';
 // The order system's Temporal client, connected as the worker, the ingress and tcr connect
 // (TEMPORAL_* and temporal.toml through @temporalio/envconfig) with the product's data converter.
 export { connectOrderClient, type OrderClient, type OrderClientOptions } from './config/order-client.js';
@@ -181,6 +183,7 @@ export {
 } from './orders/brand-order.js';
 // Campaign orders.
 export {
+  type ApproveFeeOptions,
   acknowledgeCampaignAction,
   approveCampaignFee,
   type CampaignFieldError,
@@ -198,6 +201,7 @@ export {
   type StartCampaignOrderOptions,
   type StartedCampaignOrder,
   shareCampaignWith,
+  signedFeeApproval,
   startCampaignOrder,
   updateCampaign,
   waitForCampaignPhase,

@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForBrandPhase } from '../../src/orders/brand-client.js';
 import { getCampaignStatus, waitForCampaignPhase } from '../../src/orders/campaign-orders.js';
 import { SimulatorControl } from '../../src/simulator/control-client.js';
-import { DEFAULT_ACCOUNT, type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/index.js';
 import { createWorkers, type RunningWorkers } from '../../src/workers/create-workers.js';
 import { qualifyingCampaign } from '../fixtures/campaign-env.js';
+import { simulatorAccount } from '../fixtures/workflow-simulator.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 import { brandOrder, tcr, tempDir, writeJson } from './support.js';
 
@@ -48,15 +49,7 @@ async function startWorkers() {
   workers = await createWorkers(
     {
       temporal: { address: env.address, namespace: 'default' },
-      accounts: [
-        {
-          name: ACCOUNT,
-          environment: 'local',
-          baseUrl: sim.url,
-          apiKey: DEFAULT_ACCOUNT.apiKey,
-          apiSecret: DEFAULT_ACCOUNT.apiSecret,
-        },
-      ],
+      accounts: [simulatorAccount(sim, ACCOUNT)],
     },
     {
       connection: env.nativeConnection,
@@ -100,11 +93,9 @@ describe('tcr approvers keygen, then approve-fee signed against workers with an 
     const brandFile = writeJson(dir, `${brandRef}.json`, brandOrder(brandRef, ACCOUNT));
     expect((await tcr(['brand', 'register', brandFile], { client: env.client })).code).toBe(0);
     await waitForBrandPhase(env.client, brandRef, 'ready', 30_000);
-    const file = writeJson(dir, `${reference}.json`, {
-      reference,
-      account: ACCOUNT,
-      brandReference: brandRef,
-      upstreamCnpId: 'SINCH',
+    const order = { reference, account: ACCOUNT, brandReference: brandRef, upstreamCnpId: 'SINCH' };
+    const file = writeJson(dir, 'order.json', {
+      ...order,
       requireFeeApproval: true,
       campaign: qualifyingCampaign(),
     });
