@@ -60,7 +60,14 @@ const valid = {
     { evpId: 'AEGIS', vettingId: 'v1', vettingToken: 't' },
   ],
   cancel: [{ reason: 'order withdrawn' }],
-  approveFee: [{ approvedBy: 'ops' }, { approvedBy: 'ops', maxMonthlyFee: 10 }],
+  approveFee: [
+    { approvedBy: 'ops' },
+    { approvedBy: 'ops', maxMonthlyFee: 10 },
+    {
+      approvedBy: 'ops',
+      signedApproval: { issuedAt: '2026-11-28T12:00:00.000Z', nonce: 'n', signature: 's' },
+    },
+  ],
   resubmit: [
     { changes: { description: 'New description of the campaign.' } },
     { changes: { subUsecases: ['2FA'], embeddedLink: false, mnoIDs: [10017], tag: ['t'] } },
@@ -111,6 +118,18 @@ describe('workflow request checks', () => {
     expect(() => checkImportVetRequest({ evpId: 'AEGIS' })).toThrow(/vettingId: required/);
     expect(() => checkCancelRequest({ reason: '' })).toThrow(/reason: must not be empty/);
     expect(() => checkApproveFeeRequest({ approvedBy: 'ops', maxMonthlyFee: -1 })).toThrow(/maxMonthlyFee/);
+    expect(() => checkApproveFeeRequest({ approvedBy: 'ops', signedApproval: 'sig' })).toThrow(
+      /signedApproval: expected an object/,
+    );
+    expect(() =>
+      checkApproveFeeRequest({
+        approvedBy: 'ops',
+        signedApproval: { issuedAt: 'x', nonce: 'n', signature: 's', key: 'k' },
+      }),
+    ).toThrow(/signedApproval\.key: unknown field/);
+    expect(() =>
+      checkApproveFeeRequest({ approvedBy: 'ops', signedApproval: { issuedAt: 'x', nonce: 'n' } }),
+    ).toThrow(/signedApproval\.signature: required/);
     expect(() => checkResubmitRequest({ changes: { brandId: 'B1' } })).toThrow(
       /changes\.brandId: unknown field/,
     );
