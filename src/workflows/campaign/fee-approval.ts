@@ -6,7 +6,7 @@
  * An activity that cannot answer refuses the approval (fail closed): nothing is billed, the campaign
  * stays in awaiting-fee-approval, and the operator can approve again.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ApproveFeeRequest } from '../../contracts/campaign-operations.js';
 import type { FeeApprovalActivities } from '../../contracts/fee-approval.js';
 import { priorityKeys } from '../../contracts/priorities.js';
@@ -44,6 +44,8 @@ export async function checkFeeApproval(
       ...(request.signedApproval ? { signedApproval: request.signedApproval } : {}),
     });
   } catch (error) {
+    // A Temporal cancellation goes on to the entity loop (it answers the interrupted operation).
+    if (isCancellation(error)) throw error;
     return { ok: false, reason: `the approval could not be verified: ${(error as Error).message}` };
   }
   if (answer.result === 'refused') return { ok: false, reason: answer.reason };
