@@ -225,6 +225,9 @@ async function adopt(
       // Behind every other workflow task, the import's included: an import starts adoptees faster
       // than a worker runs their first tasks, and at the default key its own next page waited behind
       // them (a 100,000 import stalled at 25,000 on this box). Their registry calls carry their own keys.
+      // The cost: an operator's Update on an adoptee rides on its next workflow task, at this key, behind
+      // the adoptees' tasks queued before it (server 1.29.1 cannot raise one workflow's key; see
+      // src/contracts/priorities.ts).
       priority: { priorityKey: priorityKeys.bulk },
     });
     return true;
