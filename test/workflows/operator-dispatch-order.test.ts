@@ -10,8 +10,11 @@
  * say how many other adoptees' first tasks started before the target's. Dev server (it dispatches by
  * priority with `matching.useNewMatcher`; the time-skipping test server does not).
  *
- * Seen failing first: before the order API raised a bulk-key adoptee's priority, all N-1 first tasks
- * ran before the target's.
+ * What it shows today (server 1.29.1): 36-39 of the 39 other first tasks run before the operator's,
+ * and nothing available moves the pending task (the second case: the server refuses to change a
+ * workflow's priority). So the case asserts that known gap, named as such: the day it fails, the
+ * gap is closed, and the assertion becomes the goal (fewer than a quarter before it). docs/workflows.md,
+ * "Operators before bulk reads".
  */
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -51,10 +54,7 @@ async function firstTaskStarted(handle: WorkflowHandle): Promise<number> {
 }
 
 describe('an operator step on an adoptee whose first workflow task waits in a bulk backlog', () => {
-  // Known gap on server 1.29.1 (the check below): nothing can move the adoptee's pending task, so
-  // the operator's answer waits for the whole backlog (39 of 39 first tasks ran before it). `it.fails`
-  // keeps the suite green while that holds, and turns red the day it does not: then make it `it`.
-  it.fails('is answered before most of the backlog has run', async () => {
+  it('waits for most of the backlog (known gap on server 1.29.1; the goal: answered before most of it)', async () => {
     const fake = new FakeRegistry();
     const account = `acct-${randomUUID().slice(0, 8)}`;
     const taskQueue = `tcr-workflows-${randomUUID()}`;
@@ -131,9 +131,12 @@ describe('an operator step on an adoptee whose first workflow task waits in a bu
         if (started < targetStarted) before++;
       }
       testNote(`first tasks before the operator's: ${before} of ${ADOPTEES - 1}`);
-      expect(before, `adoptees' first tasks run before the operator's (of ${ADOPTEES - 1})`).toBeLessThan(
-        (ADOPTEES - 1) / 4,
-      );
+      // The known gap. When this fails, the operator's task has moved ahead: make the goal the check,
+      // `expect(before).toBeLessThan((ADOPTEES - 1) / 4)`, and update docs/workflows.md.
+      expect(
+        before,
+        `known gap: adoptees' first tasks run before the operator's (of ${ADOPTEES - 1}); fewer means it is closed`,
+      ).toBeGreaterThan((ADOPTEES - 1) / 2);
     } finally {
       // Terminated (the workflow worker may not have started: a cancel update would wait for it).
       await Promise.all(handles.map((h) => h.terminate('test finished').catch(() => undefined)));
