@@ -43,6 +43,8 @@ export const PATCHES = {
   brandWatchResent: 'brand-watch-resent',
   /** approveFee asks verifyFeeApproval (the approver's signature) before the billed creation (issue 35). */
   feeApprovalSigned: 'fee-approval-signed',
+  /** An adoptee's handlers are set once the registry's record decided its phase: a step sent before its first task is judged by it (issue 36). */
+  adopteeHandlersAfterRecord: 'adoptee-handlers-after-record',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

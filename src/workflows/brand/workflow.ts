@@ -52,7 +52,13 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
   const { reconcile } = steps;
   const ops = brandOperations(ctx, steps);
   const { stopVets, cancel, execute } = ops;
-  setBrandHandlers(ctx);
+  // An adoptee's handlers are set once the registry's record has decided its phase (below): an Update
+  // an operator sent before the adoptee's first workflow task (tcr import starts thousands at the bulk
+  // key) is validated as its handler is set, and was judged by the starting phase `registering`,
+  // which refuses every correction. Behind its patch: adoptees recorded before it replay as they ran.
+  const handlersAfterRecord =
+    input.adopt !== undefined && !input.carried && patched(PATCHES.adopteeHandlersAfterRecord);
+  if (!handlersAfterRecord) setBrandHandlers(ctx);
   const notifier = setNotifications({
     entity: 'brand',
     reference: input.reference,
@@ -89,6 +95,7 @@ export async function brandWorkflow(input: BrandRunInput): Promise<BrandResult> 
     // Behind its patch: brands adopted before it never read them, so their histories replay unchanged.
     if (patched(PATCHES.adoptedBrandVets)) state.vetsToAdopt = true;
   }
+  if (handlersAfterRecord) setBrandHandlers(ctx);
 
   /** The deadline of the wait the brand is in, unless its needs-action is raised already. */
   const deadline = (): number | undefined => {

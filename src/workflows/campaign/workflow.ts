@@ -60,7 +60,12 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
   const { reconcile } = steps;
   const ops = campaignOperations(ctx, apply, steps);
   const { cancel, execute } = ops;
-  setCampaignHandlers(ctx, apply, ops);
+  // An adoptee's handlers are set once the registry's record has decided its phase (below), as the
+  // brand's are (./brand/workflow.ts): an operator's Update sent before its first workflow task is
+  // judged by that phase. Behind its patch: adoptees recorded before it replay as they ran.
+  const handlersAfterRecord =
+    input.adopt !== undefined && !input.carried && patched(PATCHES.adopteeHandlersAfterRecord);
+  if (!handlersAfterRecord) setCampaignHandlers(ctx, apply, ops);
   const notifier = setNotifications({
     entity: 'campaign',
     reference: status.reference,
@@ -100,6 +105,7 @@ export async function campaignWorkflow(input: CampaignRunInput): Promise<Campaig
     audit('start', 'adopted', `${input.adopt!.campaignId} (${input.adopt!.status}), nothing written`);
     apply.applySnapshot(input.adopt!, 'start');
   }
+  if (handlersAfterRecord) setCampaignHandlers(ctx, apply, ops);
 
   /** Poll schedules by phase: the brand's while awaiting it (its longest delay once overdue), else pending. */
   const polls = {
