@@ -45,6 +45,8 @@ export const PATCHES = {
   feeApprovalSigned: 'fee-approval-signed',
   /** An adoptee's handlers are set once the registry's record decided its phase: a step sent before its first task is judged by it (issue 36). */
   adopteeHandlersAfterRecord: 'adoptee-handlers-after-record',
+  /** A resubmitted order (before creation) needs a new fee approval: the one given was for the order as it was (issue 34). */
+  resubmitNeedsApproval: 'resubmit-needs-approval',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -314,6 +314,31 @@ describe('campaign lifecycle', () => {
     ]);
   });
 
+  it('an approval covers the order it was given for: after a refused creation, the changed order waits for a new one', async () => {
+    const { reference, handle } = await order({ requireFeeApproval: true });
+    await waitForCampaignPhase(env.client, reference, 'awaiting-fee-approval', 20_000);
+    bench.faults.inject('createCampaign', 400, 1);
+    const first = await approveCampaignFee(env.client, reference, { approvedBy: 'ops@csp' });
+    expect(first.outcome).not.toBe('done');
+    expect((await getCampaignStatus(env.client, reference)).created).toBe(false);
+    // The operator changes the order: its fee is a new question (the use case could change it).
+    const resubmitted = await resubmitCampaign(env.client, reference, {
+      changes: { description: 'Account balance reminders and payment receipts for Acme customers' },
+    });
+    expect(resubmitted.phase).toBe('awaiting-fee-approval');
+    const waiting = await getCampaignStatus(env.client, reference);
+    expect(waiting.created).toBe(false);
+    expect(waiting.feeApprovedBy).toBeUndefined();
+    expect(waiting.needsAction.map((a) => a.key)).toContain('fee-approval');
+    expect(await registrationFeesFor(bench, reference)).toEqual([]);
+    const approved = await approveCampaignFee(env.client, reference, { approvedBy: 'ops@csp' });
+    expect(approved).toMatchObject({ outcome: 'done', ids: { campaignId: expect.any(String) } });
+    expect((await registrationFeesFor(bench, reference)).map((e) => e.campaignId)).toEqual([
+      approved.ids!.campaignId,
+    ]);
+    await recordHistory(handle, 'campaign-resubmit-needs-approval');
+  });
+
   it('suspension and nudge raise needs-action per MNO; acknowledge clears them', async () => {
     const { reference, handle } = await order();
     const pending = await waitForCampaignPhase(env.client, reference, 'share-pending', 20_000);

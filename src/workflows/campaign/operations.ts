@@ -212,6 +212,19 @@ export function campaignOperations(ctx: CampaignContext, apply: CampaignApply, s
           books.clearAction('refused');
           books.clearAction('fee-approval');
           delete status.refusal;
+          // An approval was given for the order as it was: the changed one (its use case, its fee) is
+          // approved again before the billed creation. Behind its patch: histories recorded before it
+          // created the changed order on the first approval.
+          if (status.requireFeeApproval && state.feeApproved && patched(PATCHES.resubmitNeedsApproval)) {
+            state.feeApproved = false;
+            audit(
+              'operator',
+              'fee-approval-withdrawn',
+              `by ${status.feeApprovedBy ?? 'unknown'}: the order changed`,
+            );
+            delete status.feeApprovedBy;
+            delete status.feeApprovalVerified;
+          }
           // The changed order is checked again from the start (the brand, then the checks).
           setPhase('awaiting-brand', 'operator');
           await advance('operator', cancelPending);
