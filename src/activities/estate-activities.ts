@@ -71,6 +71,24 @@ interface Owner {
 const IDS_PER_QUERY = 100;
 /** Starts or signals in flight at once. */
 const CONCURRENCY = 8;
+/**
+ * The import's pace (issue 36, item 5). Adoptees start at the bulk key, and an operator's Update on one
+ * rides on its next workflow task, which waits behind every adoptee task queued before it (server
+ * 1.29.1 cannot raise one workflow's key). So the import keeps that queue short: it starts adoptees a
+ * chunk at a time and, after each chunk, waits until at most ADOPT_PENDING_BOUND of the adoptees it
+ * started have not had their first workflow task started. Its own adoptees' backlog therefore never
+ * exceeds ADOPT_PENDING_BOUND + ADOPT_CHUNK - 1 ahead of a new one: an operator's step on an adoptee is
+ * dispatched behind at most that many of the import's first tasks (test/workflows/estate-import-paced.test.ts),
+ * whatever the estate's size. Chunk small enough for that wait, large enough that the checks (one
+ * describe per pending adoptee) stay cheap. Counted per adoptee, not from the task queue's stats:
+ * DescribeTaskQueue's `approximateBacklogCount` on server 1.29.1 (dev server) showed nothing for seconds
+ * after 10 tasks were queued, then 10, still 10 after their workflows were terminated.
+ */
+export const ADOPT_CHUNK = 20;
+/** Adoptees of an import still waiting for their first workflow task, at most, before its next chunk. */
+export const ADOPT_PENDING_BOUND = 5;
+/** Pause between two checks of the pending adoptees. */
+const PACE_POLL_MS = 250;
 
 const registryIdKey = (kind: EstateKind) => (kind === 'brand' ? BrandIdKey : CampaignIdKey);
 const workflowType = (kind: EstateKind) => (kind === 'brand' ? BRAND_WORKFLOW_TYPE : CAMPAIGN_WORKFLOW_TYPE);
@@ -176,7 +194,59 @@ function unownedOf(kind: EstateKind, record: PageRecord): UnownedEntity {
   };
 }
 
-/** Starts an adopting workflow; false when one with its id exists (open or closed): it is left alone. */
+/**
+ * Waits until at most ADOPT_PENDING_BOUND of `pending` (workflow ids the import started) have not had
+ * their first workflow task started (history beyond WorkflowExecutionStarted and WorkflowTaskScheduled);
+ * the started ones leave `pending`. No limit of its own: while no worker runs the adoptees, it waits,
+ * heartbeating, until the attempt is cancelled or times out (its signal aborts the describe or the pause).
+ */
+async function awaitFirstTasks(
+  client: Client,
+  run: <T>(fn: () => Promise<T>) => Promise<T>,
+  pending: Set<string>,
+): Promise<void> {
+  const context = activityContext();
+  for (;;) {
+    for (const workflowId of [...pending]) {
+      try {
+        const { historyLength } = await run(() => client.workflow.getHandle(workflowId).describe());
+        if (historyLength > 2) pending.delete(workflowId);
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        pending.delete(workflowId); // gone (retention): nothing of it waits
+      }
+    }
+    if (pending.size <= ADOPT_PENDING_BOUND) return;
+    context?.heartbeat();
+    await pause(PACE_POLL_MS, context?.cancellationSignal);
+  }
+}
+
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined; // called outside an activity (tests)
+  }
+}
+
+/** `ms` milliseconds, or the signal's abort reason once it aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Starts an adopting workflow, its id; undefined when one with its id exists (open or closed): it is left alone. */
 async function adopt(
   temporal: Client,
   taskQueue: string,
@@ -184,7 +254,7 @@ async function adopt(
   kind: EstateKind,
   record: PageRecord,
   brandReferences: Map<string, string>,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const reference = adoptedReference(record);
   const attributes: SearchAttributePair[] = [
     { key: AccountKey, value: account },
@@ -210,7 +280,7 @@ async function adopt(
     attributes.push({ key: BrandReferenceKey, value: brandReference });
   }
   // An entity an earlier release's workflow holds for this account under its legacy id is adopted already.
-  if ((await joinableLegacy(temporal, kind, account, reference)) !== undefined) return false;
+  if ((await joinableLegacy(temporal, kind, account, reference)) !== undefined) return undefined;
   try {
     await temporal.workflow.start(workflowType(kind), {
       workflowId,
@@ -230,9 +300,9 @@ async function adopt(
       // src/contracts/priorities.ts).
       priority: { priorityKey: priorityKeys.bulk },
     });
-    return true;
+    return workflowId;
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return undefined;
     throw error;
   }
 }
@@ -322,13 +392,20 @@ export function createEstateActivities(
           for (const [brandId, owner] of brands)
             if (owner.brandReference) brandReferences.set(brandId, owner.brandReference);
         }
-        await eachAtMost(unowned, async (record) => {
-          const started = await run(() =>
-            adopt(client, taskQueue, input.account, input.kind, record, brandReferences),
-          );
-          if (started) result.adopted++;
-          else result.owned++;
-        });
+        // Paced to the worker (ADOPT_CHUNK): a chunk, then its first tasks, then the next.
+        const pending = new Set<string>();
+        for (let at = 0; at < unowned.length; at += ADOPT_CHUNK) {
+          await eachAtMost(unowned.slice(at, at + ADOPT_CHUNK), async (record) => {
+            const started = await run(() =>
+              adopt(client, taskQueue, input.account, input.kind, record, brandReferences),
+            );
+            if (started) {
+              result.adopted++;
+              pending.add(started);
+            } else result.owned++;
+          });
+          await awaitFirstTasks(client, run, pending);
+        }
         return result;
       }),
   };
