@@ -40,20 +40,19 @@ it(`operator steps on adoptees during a ${BRANDS}-brand import are answered with
     const authorization = `Basic ${Buffer.from(`${DEFAULT_ACCOUNT.apiKey}:${DEFAULT_ACCOUNT.apiSecret}`).toString('base64')}`;
     // Verified brands (their phase, ready, takes a correction) spread over the list: adopted early,
     // midway and last, in the order the import walks the list.
-    const verified = `${stack.sim.apiBaseUrl}/brand?identityStatus=VERIFIED`;
-    const { totalRecords } = (await (
-      await fetch(`${verified}&page=1&recordsPerPage=1`, { headers: { authorization } })
-    ).json()) as { totalRecords: number };
-    const targets: { brandId: string; reference: string }[] = [];
-    for (let i = 0; i < STEPS; i++) {
-      const n = 1 + Math.floor(((i + 0.5) * totalRecords) / STEPS);
-      const { records } = (await (
-        await fetch(`${verified}&page=${n}&recordsPerPage=1`, { headers: { authorization } })
-      ).json()) as { records: { brandId: string; referenceId?: string | null }[] };
-      const b = records[0];
-      if (b)
-        targets.push({ brandId: b.brandId, reference: adoptedReference({ ...b, registryId: b.brandId }) });
+    const verified = `${stack.sim.apiBaseUrl}/brand?identityStatus=VERIFIED&recordsPerPage=500`;
+    const listed: { brandId: string; referenceId?: string | null }[] = [];
+    for (let n = 1; ; n++) {
+      const response = await fetch(`${verified}&page=${n}`, { headers: { authorization } });
+      expect(response.status, 'the verified brands listed').toBe(200);
+      const { records } = (await response.json()) as { records: typeof listed };
+      listed.push(...records);
+      if (records.length === 0 || n > BRANDS / 100) break;
     }
+    const targets = Array.from({ length: Math.min(STEPS, listed.length) }, (_, i) => {
+      const b = listed[Math.floor(((i + 0.5) * listed.length) / STEPS)]!;
+      return { brandId: b.brandId, reference: adoptedReference({ ...b, registryId: b.brandId }) };
+    });
     expect(targets.length).toBeGreaterThan(0);
     await stack.setupWritesLeftWindow();
 
