@@ -405,6 +405,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
+  'bench/estate/results-operator.2026-11-28T141713Z.json': (r) => [
+    `${r.operatorSteps} steps: p50 ${(r.answerMs.p50 / 1000).toFixed(1)} s, p99 ${(r.answerMs.p99 / 1000).toFixed(1)} s; ${r.status429} × 429`,
+  ],
   'bench/throughput/results.json': (r) => [
     `**${pct(r.product.writeWindow.writeLimitShare)} of the write limit** from first to last write (${pct(r.product.wholeRun.writeLimitShare)} counted from the first order's start), **${r.product.wholeRun.rateLimited} × 429**, ${r.product.completed}/${r.product.orders} orders`,
     `p50 ${Math.round(r.product.e2eMs.p50 / 1000)} s, p99 ${Math.round(r.product.e2eMs.p99 / 1000)} s per order; ${r.product.ratioToMinimum.toFixed(2)} × the theoretical minimum`,
