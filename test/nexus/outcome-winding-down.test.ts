@@ -20,8 +20,8 @@ import {
   orderBenchCampaign,
   startSpecCampaignBench,
 } from '../fixtures/campaign-env.js';
-import { recordHistory } from '../fixtures/workflow-harness.js';
-import { timeSkippingEnv } from '../support/temporal-env.js';
+import { recordHistory, workflowsPath } from '../fixtures/workflow-harness.js';
+import { timeSkippingEnv, workflowBundle } from '../support/temporal-env.js';
 
 const handles: { terminate(reason?: string): Promise<unknown> }[] = [];
 let setup: { env: TestWorkflowEnvironment; bench: CampaignBench; brandReference: string };
@@ -57,16 +57,20 @@ it('a created campaign the operator cancels (winding-down) completes the order: 
   });
   await waitForCampaignPhase(env.client, reference, 'awaiting-dca', 15_000);
 
+  // The outcome workflow on a queue of its own, with its activities: the bench's workflow worker
+  // already runs activities on its queue (a fee approval's check), and a second worker may not.
+  const outcomeQueue = `${bench.taskQueue}-outcomes`;
   const activities = await Worker.create({
     connection: env.nativeConnection,
-    taskQueue: bench.taskQueue,
+    taskQueue: outcomeQueue,
+    workflowBundle: await workflowBundle(workflowsPath),
     activities: createOrderOutcomeActivities(env.client),
   });
   const running = activities.run();
   try {
     const outcome = await env.client.workflow.start(ORDER_OUTCOME_WORKFLOW_TYPE, {
       workflowId: `nexus-order/campaign/${randomUUID()}`,
-      taskQueue: bench.taskQueue,
+      taskQueue: outcomeQueue,
       args: [{ kind: 'campaign', account: bench.account, reference }],
     });
     handles.push(outcome);
