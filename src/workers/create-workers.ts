@@ -77,6 +77,13 @@ import { workflowPreloadModules } from './workflow-preload.js';
 export const ACTIVITY_SHUTDOWN_GRACE = '30 seconds';
 
 /**
+ * On shutdown, a worker gives up this long after it began: an activity that ignores its cancellation
+ * (or a task that never ends) cannot hold a stop for ever. Past the grace above, so a registry call
+ * in flight still reports its result.
+ */
+export const WORKER_SHUTDOWN_FORCE = '75 seconds';
+
+/**
  * Background write activities of one account a worker process runs at once: a window's worth (the
  * spec's 20), so a window's burst leaves together (bulk N = 40: 1.06 x the sliding-window limit with 20
  * against 1.09 x with 5). The budget's horizon (WriteBudgetSettings.horizonMs) keeps them from holding
@@ -232,7 +239,14 @@ export async function createWorkers(
         : {};
       try {
         workers.push(
-          await Worker.create({ connection, namespace, dataConverter, ...tracingOptions, ...workerOptions }),
+          await Worker.create({
+            connection,
+            namespace,
+            dataConverter,
+            shutdownForceTime: WORKER_SHUTDOWN_FORCE,
+            ...tracingOptions,
+            ...workerOptions,
+          }),
         );
       } catch (error) {
         throw new Error(
