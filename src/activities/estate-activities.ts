@@ -15,6 +15,7 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { type SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
+import { abortableSleep } from '../common/abortable-sleep.js';
 import { joinableLegacy } from '../config/entity-lookup.js';
 import type { BrandSnapshot } from '../contracts/activity-types.js';
 import { BRAND_WORKFLOW_TYPE, type BrandWorkflowInput } from '../contracts/brand.js';
@@ -218,7 +219,7 @@ async function awaitFirstTasks(
     }
     if (pending.size <= ADOPT_PENDING_BOUND) return;
     context?.heartbeat();
-    await pause(PACE_POLL_MS, context?.cancellationSignal);
+    await abortableSleep(PACE_POLL_MS, context?.cancellationSignal);
   }
 }
 
@@ -228,22 +229,6 @@ function activityContext(): Context | undefined {
   } catch {
     return undefined; // called outside an activity (tests)
   }
-}
-
-/** `ms` milliseconds, or the signal's abort reason once it aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Starts an adopting workflow, its id; undefined when one with its id exists (open or closed): it is left alone. */
