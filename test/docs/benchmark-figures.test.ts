@@ -405,7 +405,7 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
-  'bench/estate/results-operator.2026-11-28T145541Z.json': (r) => [
+  'bench/estate/results-operator.2026-11-28T152141Z.json': (r) => [
     `${r.operatorSteps} steps: p50 ${(r.answerMs.p50 / 1000).toFixed(1)} s, p99 ${(r.answerMs.p99 / 1000).toFixed(1)} s; ${r.status429} × 429`,
   ],
   'bench/throughput/results.json': (r) => [
