@@ -51,6 +51,24 @@ async function running() {
   return { reference, handle, campaignId };
 }
 
+/**
+ * Waits (real time) until the workflow has no activity in flight. A Temporal cancellation sent while a
+ * read is completing makes the workflow request that activity's cancellation as the server records its
+ * end; the time-skipping test server answers ACTIVITY_UNKNOWN, fails the workflow task and, in runs
+ * under load, never came back before the case's timeout (a real server takes the crossing). Time is
+ * not skipped between the test's calls, so no timer starts a new call once the last one ended.
+ */
+async function idle(handle: { describe(): Promise<{ raw: { pendingActivities?: unknown[] | null } }> }) {
+  const deadline = Date.now() + 15_000;
+  let quiet = 0;
+  while (quiet < 3) {
+    if (Date.now() > deadline) throw new Error('the workflow kept an activity in flight for 15 s');
+    const { raw } = await handle.describe();
+    quiet = (raw.pendingActivities?.length ?? 0) === 0 ? quiet + 1 : 0;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function registryRecord(campaignId: string): Promise<Record<string, unknown>> {
   const got = await bench.registry.getCampaign(campaignId);
   return got as unknown as Record<string, unknown>;
@@ -145,7 +163,12 @@ describe('cancel of a created campaign', () => {
     await recordHistory(handle, 'campaign-cancel-winds-down');
   });
 
-  it('a fault during the cancel PUT: accepted, retried by the workflow until the registry takes it', async () => {
+  // Its own timeout: the test server does not skip time while a client waits on an update, so the
+  // PUT's six attempts and their backoffs (1, 2, 4, 8, 16 s) run on the real clock before the cancel
+  // answers: about 31 s, close to the default 60 s on a loaded machine.
+  it('a fault during the cancel PUT: accepted, retried by the workflow until the registry takes it', {
+    timeout: 120_000,
+  }, async () => {
     const { reference, campaignId } = await running();
     bench.faults.inject('updateCampaign', 500);
     const outcome = await cancelCampaign(env.client, reference, 'storm');
@@ -167,6 +190,7 @@ describe('cancel of a created campaign', () => {
   it('a Temporal cancellation of a running campaign turns renewal off at the registry before the workflow ends', async () => {
     const { reference, handle, campaignId } = await running();
     expect((await registryRecord(campaignId)).autoRenewal).toBe(true);
+    await idle(handle);
     await handle.cancel();
     const result = await handle.result();
     expect(result.phase).toBe('cancelled');
@@ -178,14 +202,14 @@ describe('cancel of a created campaign', () => {
     await recordHistory(handle, 'campaign-temporal-cancel-renewal-off');
   });
 
-  // Its own timeout: the bound is two minutes of workflow time, and the time-skipping server does not
-  // always skip here: in a CI run the PUT's retry backoffs (1, 2, 4, 8, 16 s) ran on the real clock,
-  // then a workflow task failed on the server's ACTIVITY_UNKNOWN (the timer's cancel crossed the last
-  // attempt's failure) and waited out its task timeout, past the default 60 s.
+  // Its own timeout: the PUT's six attempts fail, and their backoffs (1, 2, 4, 8, 16 s) have run on
+  // the real clock in CI runs; the failure reaches the workflow before its two-minute bound (workflow
+  // time) and the cancellation ends with renewal still on.
   it('a Temporal cancellation during a registry outage still ends, bounded, and says renewal is still on', {
-    timeout: 200_000,
+    timeout: 120_000,
   }, async () => {
     const { handle, campaignId } = await running();
+    await idle(handle);
     bench.faults.inject('updateCampaign', 500);
     try {
       await handle.cancel();
