@@ -54,28 +54,41 @@ it('outage: the Temporal server down for 30 s while webhooks arrive', async () =
 });
 
 it('drop: 20% of webhooks dropped, product default polls', async () => {
-  const figures = await webhookDropDrill({ n: N, share: 0.2, timeoutMs: 270_000 });
+  const figures = await webhookDropDrill({ n: N, share: 0.2, timeoutMs: 270_000, idleWindowFirst: true });
   save('drop', figures);
   expect(figures.notCompleted).toEqual([]);
+  expect(figures.rateLimited).toBe(0);
   expect(figures.registryAnomalies).toEqual([]);
 });
 
 it('duplicate: every webhook delivered three times', async () => {
-  const figures = await duplicateDrill({ n: N, timeoutMs: 240_000 });
+  const figures = await duplicateDrill({ n: N, timeoutMs: 240_000, idleWindowFirst: true });
   save('duplicate', figures);
   expect(figures.notCompleted).toEqual([]);
+  expect(figures.rateLimited).toBe(0);
   expect(figures.registryAnomalies).toEqual([]);
   expect(figures.repeatedTransitions).toEqual([]);
 });
 
 it('commit: error-after-commit, then timeout-after-commit, on every billable call', async () => {
   const n = Math.min(N, 10);
-  const error = await commitFaultDrill({ n, kind: 'error-after-commit', timeoutMs: 120_000 });
-  const timeout = await commitFaultDrill({ n, kind: 'timeout-after-commit', timeoutMs: 120_000 });
+  const error = await commitFaultDrill({
+    n,
+    kind: 'error-after-commit',
+    timeoutMs: 120_000,
+    idleWindowFirst: true,
+  });
+  const timeout = await commitFaultDrill({
+    n,
+    kind: 'timeout-after-commit',
+    timeoutMs: 120_000,
+    idleWindowFirst: true,
+  });
   save('commit', { error, timeout });
   for (const f of [error, timeout]) {
     expect(f.notCompleted).toEqual([]);
     expect(f.registryAnomalies).toEqual([]);
     expect(f.fees).toBe(n);
+    expect(f.rateLimited).toBe(0);
   }
 });

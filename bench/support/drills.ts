@@ -32,6 +32,11 @@ export interface BulkDrillFigures {
   rateLimited: number;
   /** Those 429s, as `METHOD endpoint-template @ seconds into the run`: which budget was overrun, and when. */
   rateLimitedCalls: string[];
+  /**
+   * What woke the step that finished each order (its audit's cause for the phase change to ready or
+   * running: `start` when the order's first run got there, `webhook`, `poll`, `timer`...), counted.
+   */
+  doneCauses: Record<string, number>;
 }
 
 const acceptedCalls = (stack: BenchStack, method: string, pattern: RegExp) =>
@@ -57,11 +62,18 @@ async function finish(stack: BenchStack, run: BulkRun, timeoutMs: number): Promi
     shares: acceptedCalls(stack, 'PUT', /^\/v2\/campaign\/[^/]+\/sharing\//),
     fees: ledger.filter((e) => e.kind === 'CAMPAIGN_REGISTRATION').length,
     rateLimited: limited.length,
+    doneCauses: countBy(run.timings.filter((t) => t.doneAt).map((t) => t.doneCause ?? '(not in the audit)')),
     rateLimitedCalls: limited.map(
       (c) =>
         `${c.method} ${registryEndpointTemplate(c.path) ?? c.path} @ ${round((c.startMs - run.startedAt) / 1000, 1)} s`,
     ),
   };
+}
+
+function countBy(values: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
 }
 
 const prefixOf = (name: string) => `${name}${Date.now().toString(36)}`;
@@ -329,6 +341,8 @@ export interface WebhookDropFigures extends BulkDrillFigures {
 
 /** Drops `share` of each event type's webhooks (the first ones of each type: a fault with a count). */
 export async function webhookDropDrill(opts: {
+  /** Start the orders one rate window after the stack's setup writes (a 429 is then the budget's alone). */
+  idleWindowFirst?: boolean;
   n: number;
   share: number;
   timeoutMs: number;
@@ -345,6 +359,7 @@ export async function webhookDropDrill(opts: {
         eventType,
         count: Math.ceil(opts.share * opts.n),
       });
+    if (opts.idleWindowFirst) await stack.setupWritesLeftWindow();
     const run = await startBulk(stack.client, { n: opts.n, prefix: prefixOf('drop'), ...opts.bulk });
     const figures = await finish(stack, run, opts.timeoutMs);
     const log = await stack.control.deliveries();
@@ -404,7 +419,12 @@ export interface DuplicateFigures extends BulkDrillFigures {
  * about 300 ms (so each event arrives three times). The ingress's edge dedupe is reduced to one
  * remembered id, so the copies reach the workflows and the workflows' own dedupe is what is tested.
  */
-export async function duplicateDrill(opts: { n: number; timeoutMs: number }): Promise<DuplicateFigures> {
+export async function duplicateDrill(opts: {
+  n: number;
+  timeoutMs: number;
+  /** Start the orders one rate window after the stack's setup writes (a 429 is then the budget's alone). */
+  idleWindowFirst?: boolean;
+}): Promise<DuplicateFigures> {
   const stack = await startBenchStack({ timeScale: 3600, ingressRecentDeliveries: 1 });
   const seen = new Set<string>();
   const resendStatuses: Record<string, number> = {};
@@ -433,6 +453,7 @@ export async function duplicateDrill(opts: { n: number; timeoutMs: number }): Pr
     }
   })();
   try {
+    if (opts.idleWindowFirst) await stack.setupWritesLeftWindow();
     const run = await startBulk(stack.client, { n: opts.n, prefix: prefixOf('dup') });
     const figures = await finish(stack, run, opts.timeoutMs);
     await sleep(1_000);
@@ -484,6 +505,8 @@ export interface CommitFaultFigures extends BulkDrillFigures {
  * (timeout-after-commit). Retries fail the same way: only a lookup by referenceId can succeed.
  */
 export async function commitFaultDrill(opts: {
+  /** Start the orders one rate window after the stack's setup writes (a 429 is then the budget's alone). */
+  idleWindowFirst?: boolean;
   n: number;
   kind: 'error-after-commit' | 'timeout-after-commit';
   timeoutMs: number;
@@ -496,6 +519,7 @@ export async function commitFaultDrill(opts: {
           ? { kind: opts.kind, method: 'POST', pathPattern, count: 100 * opts.n, status: 500 }
           : { kind: opts.kind, method: 'POST', pathPattern, count: 100 * opts.n, delayMs: 1_000 },
       );
+    if (opts.idleWindowFirst) await stack.setupWritesLeftWindow();
     const run = await startBulk(stack.client, { n: opts.n, prefix: prefixOf(opts.kind.slice(0, 5)) });
     const figures = await finish(stack, run, opts.timeoutMs);
     const faultedCalls = stack.proxy.calls.filter(
