@@ -47,6 +47,8 @@ export const PATCHES = {
   adopteeHandlersAfterRecord: 'adoptee-handlers-after-record',
   /** A resubmitted order (before creation) needs a new fee approval: the one given was for the order as it was (issue 34). */
   resubmitNeedsApproval: 'resubmit-needs-approval',
+  /** A refused share PUT reads the share back: a retry refused for the share its own lost attempt made adopts it (issue 33). */
+  shareRefusalReadsBack: 'share-refusal-reads-back',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

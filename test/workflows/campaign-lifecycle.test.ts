@@ -288,6 +288,37 @@ describe('campaign lifecycle', () => {
     expect((await bench.control.faults()).length).toBe(0);
   });
 
+  // The registry took the share, its answer was lost (a 5xx after the commit here; a timeout or a worker
+  // killed mid-call the same), and the retried PUT was refused because the share it made is PENDING.
+  // Seen failing before the read-back: idle in `sharing` with needs-action `share` (an operator asked to
+  // share again what the registry holds), as a bench drill's SIGKILLed worker left one campaign of 20.
+  it('error after commit on PUT sharing: the refused retry is its own share, adopted; share-pending, nothing for an operator', async () => {
+    await bench.control.addFault({
+      kind: 'error-after-commit',
+      method: 'PUT',
+      pathPattern: '^/v2/campaign/[^/]+/sharing/',
+      count: 1,
+      status: 500,
+    });
+    const { reference, handle } = await order();
+    const deadline = Date.now() + 30_000;
+    let status: CampaignStatus | undefined;
+    for (;;) {
+      status = await env.client
+        .withDeadline(Date.now() + 2_000, () => getCampaignStatus(env.client, reference))
+        .catch(() => status);
+      const settled =
+        status?.waitingFor !== undefined && (status.phase === 'share-pending' || status.phase === 'sharing');
+      if (settled || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await bench.control.faults()).length).toBe(0);
+    expect(status?.needsAction.map((a) => a.key)).not.toContain('share');
+    expect(status?.phase).toBe('share-pending');
+    expect(status?.sharing).toMatchObject({ upstreamCnpId: 'SINCH', sharingStatus: 'PENDING' });
+    await recordHistory(handle, 'campaign-share-refused-retry-adopted');
+  });
+
   it('fee approval: waits for approveFee with the expected monthly fee; nothing billed before', async () => {
     const { reference } = await order({ requireFeeApproval: true });
     const waiting = await waitForCampaignPhase(env.client, reference, 'awaiting-fee-approval', 20_000);

@@ -181,6 +181,18 @@ export function adoptExistingShare(
   );
 }
 
+/**
+ * After the registry refused a share PUT with `upstreamCnpId`, where the read before it showed no share
+ * to adopt: a PENDING or ACCEPTED share with that partner now is the one an earlier attempt of the same
+ * call committed (its answer lost, then retried), not a refusal to hand to an operator.
+ */
+export function madeByThisShare(after: SharingSnapshot, upstreamCnpId: string): boolean {
+  return (
+    after.upstreamCnpId === upstreamCnpId &&
+    (after.sharingStatus === 'PENDING' || after.sharingStatus === 'ACCEPTED')
+  );
+}
+
 // -------------------------------------------------------------------------------------------------
 // Campaign record
 // -------------------------------------------------------------------------------------------------

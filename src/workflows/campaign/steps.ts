@@ -41,6 +41,7 @@ import {
   deriveDcaComplete,
   deriveDeactivated,
   deriveReadiness,
+  madeByThisShare,
   needsBrandWordOnExpiry,
   politicalDeactivation,
   unknownPartnerRefusal,
@@ -382,6 +383,27 @@ export function campaignSteps(ctx: CampaignContext, apply: CampaignApply) {
       return { kind: 'done' };
     }
     if (!requestRefusalClasses.includes(call.failure.class)) return { kind: 'failed', failure: call.failure };
+    // The refusal may be of the share this very call made: an attempt that committed and whose answer
+    // was lost (a timeout, a 5xx after the commit, a worker killed mid-call) is retried, and the registry
+    // refuses the retry because the share it made is PENDING. The share read above showed none to adopt,
+    // so one there now with this partner is that attempt's: adopt it instead of asking an operator.
+    if (patched(PATCHES.shareRefusalReadsBack)) {
+      const after = await read('read campaign sharing', () =>
+        reads.getCampaignSharing({ account, campaignId }),
+      );
+      if (!after.ok) return { kind: 'failed', failure: after.failure };
+      if (after.value && madeByThisShare(after.value, upstreamCnpId)) {
+        status.upstreamCnpId = upstreamCnpId;
+        delete state.decisionDeadline;
+        audit(
+          cause,
+          resubmission ? 'resubmitted' : 'shared',
+          `${upstreamCnpId} (the registry refused a retry: ${call.failure.message})`,
+        );
+        const applied = await applySharingChecked(after.value, cause);
+        return applied.ok ? { kind: 'done' } : { kind: 'failed', failure: applied.failure };
+      }
+    }
     audit(cause, 'registry-refused', `share with ${upstreamCnpId}: ${call.failure.message}`);
     books.setAction(
       'share',
