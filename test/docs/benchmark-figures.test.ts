@@ -212,6 +212,41 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `took ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×`,
     `(load ${r.machine.loadavgAtStart[0]} at the start, ${r.provenance.machine.loadavg[0]} when it wrote its results`,
   ],
+  'bench/throughput/results.2026-11-28T163155Z.json': (r) => [bulkWindowRow(r)],
+  'bench/throughput/results.2026-11-28T165245Z.json': (r) => [bulkWindowRow(r)],
+  'bench/drills/results-kill.2026-11-28T164600Z.json': (r) => [
+    `${r.figures.completed} / ${r.figures.orders}, one campaign left in \`sharing\``,
+  ],
+  'bench/drills/results-kill.2026-11-28T165513Z.json': ({ figures: f }) => [
+    `${f.completed} / ${f.orders} in ${f.seconds} s (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s), ${f.kills} kills`,
+    `finished by \`start\` ${f.doneCauses.start}, \`workflow\` ${f.doneCauses.workflow},
+  \`poll\` ${f.doneCauses.poll}`,
+  ],
+  'bench/drills/results-outage.2026-11-28T165603Z.json': ({ figures: f }) => [
+    `${f.ingressHandoffFailures} failed hand-offs closed, ${f.networkRetries} network retries,
+  **${f.discarded} discarded**, **${f.readyByWebhook} / ${f.brands} ready by webhook**, ${f.recoverySeconds} s after the restart`,
+  ],
+  'bench/drills/results-drop.2026-11-28T165652Z.json': ({ figures: f }) => [
+    `${f.dropped} of ${f.sent} webhooks dropped (${Math.round(f.droppedShare * 100)} %), ${f.completed} / ${f.orders} in ${f.seconds} s`,
+  ],
+  'bench/drills/results-duplicate.2026-11-28T165744Z.json': ({ figures: f }) => [
+    `${f.delivered} deliveries, **${f.resent} copies, all answered 200**;
+  ${f.ingressDuplicates} caught at the ingress edge, ${f.copiesPastEdge} reached the workflows (the campaigns ignored ${f.campaignDuplicatesIgnored})`,
+  ],
+  'bench/drills/results-commit.2026-11-28T165845Z.json': ({ figures: f }) => [
+    `\`error-after-commit\` ${f.error.completed} / ${f.error.orders} in ${f.error.seconds} s`,
+    `\`timeout-after-commit\` ${f.timeout.completed} / ${f.timeout.orders} in ${f.timeout.seconds} s`,
+  ],
+  'bench/bad-input/results.2026-11-28T165346Z.json': ({ orders: o }) => [
+    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
+  ],
+  'bench/estate/results-operator.2026-11-28T170049Z.json': (r) => [
+    `imported in ${Math.round(r.importMs / 1000)} s;`,
+    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
+  ],
+  'bench/estate/results-operator.2026-11-28T152141Z.json': (r) => [
+    `(63fd614): imported in ${Math.round(r.importMs / 1000)} s, p50 ${s1(r.answerMs.p50)} s, p99 ${s1(r.answerMs.p99)} s`,
+  ],
   'bench/throughput/results.2026-11-27T202636Z.json': (r) => [
     bulkWindowRow(r),
     `(the landed code: ${r.product.writeSpan.firstWindowLastWriteSeconds} s, ${r.product.writeSpan.lastWriteAnsweredSeconds} s)`,
@@ -405,8 +440,14 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
-  'bench/estate/results-operator.2026-11-28T152141Z.json': (r) => [
+  'bench/estate/results-operator.2026-11-28T170049Z.json': (r) => [
     `${r.operatorSteps} steps: p50 ${(r.answerMs.p50 / 1000).toFixed(1)} s, p99 ${(r.answerMs.p99 / 1000).toFixed(1)} s; ${r.status429} × 429`,
+  ],
+  'bench/throughput/results.2026-11-28T165245Z.json': (r) => [
+    `${r.product.completed}/${r.product.orders} orders, **${r.product.wholeRun.rateLimited} × 429**, one brand, campaign and fee each; the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
+  ],
+  'bench/bad-input/results.2026-11-28T165346Z.json': ({ orders: o, cli, webhooks: w }) => [
+    `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; ${o.clear} orders and every file and webhook rejected naming the field; ${o.started.length} orders start a workflow by design`,
   ],
   'bench/throughput/results.json': (r) => [
     `**${pct(r.product.writeWindow.writeLimitShare)} of the write limit** from first to last write (${pct(r.product.wholeRun.writeLimitShare)} counted from the first order's start), **${r.product.wholeRun.rateLimited} × 429**, ${r.product.completed}/${r.product.orders} orders`,
