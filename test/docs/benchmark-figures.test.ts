@@ -244,6 +244,10 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `imported in ${Math.round(r.importMs / 1000)} s;`,
     `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
   ],
+  'bench/scale/results-1000.2026-11-28T173111Z.json': (r) => [
+    `the worker **${r.workerHolding.rssMb} MB RSS**`,
+    `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
+  ],
   'bench/estate/results-operator.2026-11-28T152141Z.json': (r) => [
     `(63fd614): imported in ${Math.round(r.importMs / 1000)} s, p50 ${s1(r.answerMs.p50)} s, p99 ${s1(r.answerMs.p99)} s`,
   ],
@@ -440,6 +444,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
+  'bench/scale/results-1000.2026-11-28T173111Z.json': (r) => [
+    `${r.workerHolding.rssMb} MB RSS (${r.workerEmpty.rssMb} MB empty), wake latency webhook → next registry call p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms`,
+  ],
   'bench/estate/results-operator.2026-11-28T170049Z.json': (r) => [
     `${r.operatorSteps} steps: p50 ${(r.answerMs.p50 / 1000).toFixed(1)} s, p99 ${(r.answerMs.p99 / 1000).toFixed(1)} s; ${r.status429} × 429`,
   ],
