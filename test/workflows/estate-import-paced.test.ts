@@ -29,7 +29,7 @@ import { registryReadsTaskQueue, registryWriteTaskQueues } from '../../src/contr
 import { correctBrand } from '../../src/orders/brand-client.js';
 import type { RegistryClient } from '../../src/registry/client.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
-import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
+import { brandRegistration, eventTimeMs, workflowsPath } from '../fixtures/workflow-harness.js';
 import { testNote } from '../support/quiet-log.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
@@ -59,9 +59,7 @@ async function eventTime(
 ): Promise<number> {
   const history = await handle.fetchHistory();
   const event = history.events?.find((e) => pick(e));
-  if (!event?.eventTime) return Number.POSITIVE_INFINITY;
-  const { seconds, nanos } = event.eventTime;
-  return Number(seconds) * 1_000 + (nanos ?? 0) / 1e6;
+  return event?.eventTime ? eventTimeMs(event.eventTime) : Number.POSITIVE_INFINITY;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

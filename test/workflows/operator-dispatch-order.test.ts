@@ -28,7 +28,7 @@ import { priorityKeys } from '../../src/contracts/priorities.js';
 import { registryReadsTaskQueue, registryWriteTaskQueues } from '../../src/contracts/task-queues.js';
 import { correctBrand } from '../../src/orders/brand-client.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
-import { brandRegistration, workflowsPath } from '../fixtures/workflow-harness.js';
+import { brandRegistration, eventTimeMs, workflowsPath } from '../fixtures/workflow-harness.js';
 import { testNote } from '../support/quiet-log.js';
 import { devServerEnv, workflowBundle } from '../support/temporal-env.js';
 
@@ -49,8 +49,7 @@ async function firstTaskStarted(handle: WorkflowHandle): Promise<number> {
   const history = await handle.fetchHistory();
   const started = history.events?.find((e) => e.workflowTaskStartedEventAttributes);
   if (!started?.eventTime) throw new Error(`${handle.workflowId}: no workflow task started`);
-  const { seconds, nanos } = started.eventTime;
-  return Number(seconds) * 1_000 + (nanos ?? 0) / 1e6;
+  return eventTimeMs(started.eventTime);
 }
 
 describe('an operator step on an adoptee whose first workflow task waits in a bulk backlog', () => {
