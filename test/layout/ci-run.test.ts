@@ -116,8 +116,6 @@ describe('requirement (test/support/ci-requirement.ts)', () => {
 const NOT_APPLICABLE: Record<string, string> = {
   'test/cluster/cluster.test.ts':
     'runs only with TCR_CLUSTER=1: it needs PostgreSQL, nginx and the Temporal server that scripts/setup-cluster.sh builds; CI runs it as its own step, scripts/cluster-test.sh',
-  'test/workflows/brand-government-date.test.ts':
-    'the time-skipping server starts at the real clock: the side before 2027-01-21 can be run only before that date (the decision itself is tested on both sides by the clock it is given)',
 };
 
 /** Every skip-like construct in a test file, with the text that follows it. */

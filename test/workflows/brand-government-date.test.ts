@@ -1,17 +1,21 @@
 /**
  * The GOVERNMENT cutover (spec: contact verification extends to GOVERNMENT brands from 21 January
- * 2027), on both sides of the date with clocks the test sets: the decision is a plain function of
- * workflow time, tested at the instant before and the instant of the cutover; and the workflow
- * applies it by workflow time (the time-skipping server's clock, moved past the date), whatever day
- * the suite runs on. The order API decides by the clock it is given (`now`): here the server's, so an
- * order is judged by the same instant the workflow starts at (test/orders/brand-order-dated-rules.test.ts
- * tests the edge on both sides of the date).
+ * 2027), on both sides of the date with clocks the test sets, whatever day the suite runs on: the
+ * decision is a plain function of workflow time, tested at the instant before and the instant of the
+ * cutover; and the workflow applies it by workflow time. After the date: the time-skipping server's
+ * clock, moved past the date. Before it: workers whose workflow clock is shifted back to the day
+ * before the date (test/fixtures/workflow-clock-before-government-date.ts), since the server's
+ * clock cannot go back. The order API decides by the clock it is given (`now`), here the workflow's,
+ * so an order is judged by the same instant the workflow starts at
+ * (test/orders/brand-order-dated-rules.test.ts tests the edge on both sides of the date).
  */
+import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrandSnapshot } from '../../src/contracts/activity-types.js';
 import { OrderValidationError, startBrandOrder } from '../../src/orders/index.js';
 import { deriveBrandPhase } from '../../src/workflows/brand/derive.js';
+import { SHIFTED_RUN_STARTS_AT } from '../fixtures/workflow-clock-before-government-date.js';
 import { FakeRegistry } from '../fixtures/workflow-fake-registry.js';
 import {
   brandRegistration,
@@ -22,6 +26,9 @@ import {
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 const cutover = Date.parse('2027-01-21T00:00:00Z');
+const shiftedClock = fileURLToPath(
+  new URL('../fixtures/workflow-clock-before-government-date.ts', import.meta.url),
+);
 const government = (): BrandSnapshot => ({
   brandId: 'B1',
   entityType: 'GOVERNMENT',
@@ -69,35 +76,6 @@ describe('GOVERNMENT contact verification: the workflow applies it by workflow t
 
   const serverNow = async () => Number((await env.currentTimeMs?.()) ?? Date.now());
 
-  // The time-skipping server starts at the real clock and only moves forward: this side of the date
-  // can run only while the real date is before it (until 2027-01-21); the decision itself is tested
-  // on both sides above, by the clock it is given.
-  it.runIf(Date.now() < cutover)(
-    `started before the date, a GOVERNMENT brand without businessContactEmail is ordered and ready at once${Date.now() < cutover ? '' : ' (skipped: the real date is past 2027-01-21, and the time-skipping server cannot go back)'}`,
-    async () => {
-      const now = await serverNow();
-      expect(now).toBeLessThan(cutover);
-      const fake = new FakeRegistry();
-      await withWorkers(
-        env,
-        { reads: fake.readActivities(), writes: fake.writeActivities() },
-        async ({ taskQueue, account, track }) => {
-          const brand = brandRegistration({ entityType: 'GOVERNMENT' });
-          expect(brand).not.toHaveProperty('businessContactEmail');
-          const { handle } = await startBrandOrder(
-            env.client,
-            { reference: uniqueReference(), account, brand },
-            { taskQueue, now: new Date(now) },
-          );
-          track(handle);
-          const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
-          expect(ready.audit.entries.some((e) => e.to === 'awaiting-contact-verification')).toBe(false);
-          expect(Date.parse(ready.audit.entries.at(-1)!.at)).toBeLessThan(cutover);
-        },
-      );
-    },
-  );
-
   it('after the date (the server clock moved past it if needed) a GOVERNMENT brand waits for contact verification', async () => {
     const before = await serverNow();
     if (before < cutover) await env.sleep(cutover - before + 3600_000);
@@ -134,6 +112,36 @@ describe('GOVERNMENT contact verification: the workflow applies it by workflow t
         await env.sleep('10 minutes');
         await waitForStatus(handle, (s) => s.phase === 'ready');
       },
+    );
+  });
+
+  // Runs after the case above, so the server's clock is past the date here whatever today is: the
+  // workers' workflow clock is shifted back to the day before it (a test interceptor), and the order
+  // API is given that day too.
+  it('started before the date (workflow time), a GOVERNMENT brand without businessContactEmail is ordered and ready at once', async () => {
+    expect(await serverNow()).toBeGreaterThanOrEqual(cutover);
+    const fake = new FakeRegistry();
+    await withWorkers(
+      env,
+      { reads: fake.readActivities(), writes: fake.writeActivities() },
+      async ({ taskQueue, account, track }) => {
+        const brand = brandRegistration({ entityType: 'GOVERNMENT' });
+        expect(brand).not.toHaveProperty('businessContactEmail');
+        const { handle } = await startBrandOrder(
+          env.client,
+          { reference: uniqueReference(), account, brand },
+          { taskQueue, now: new Date(SHIFTED_RUN_STARTS_AT) },
+        );
+        track(handle);
+        const ready = await waitForStatus(handle, (s) => s.phase === 'ready');
+        expect(ready.audit.entries.some((e) => e.to === 'awaiting-contact-verification')).toBe(false);
+        // Every step was taken by the shifted workflow clock: on the day before the date.
+        for (const entry of ready.audit.entries) {
+          expect(Date.parse(entry.at)).toBeGreaterThanOrEqual(SHIFTED_RUN_STARTS_AT);
+          expect(Date.parse(entry.at)).toBeLessThan(cutover);
+        }
+      },
+      { workflowInterceptorModules: [shiftedClock] },
     );
   });
 });
