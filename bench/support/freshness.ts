@@ -29,6 +29,9 @@ function isAncestor(root: string, ancestor: string, of: string): boolean {
   }
 }
 
+/** Git's pathspec for every results file under bench/ (left out of the code a run measured). */
+const RESULTS_FILES = ':(exclude,glob)bench/**/results*.json';
+
 /**
  * The freshness of `resultsFile` (a path from `root`), with the line the docs' register of results
  * files (docs/benchmarks.md, "Results files and the code they measured") prints for it.
@@ -69,7 +72,9 @@ export function freshness(root: string, resultsFile: string): Freshness {
       why: `it measured ${short(commit)}, which is not in this branch's history`,
       line: entry(`stale: measured ${short(commit)}, not in this branch's history`),
     };
-  const last = git(root, ['log', '-1', '--format=%H', 'HEAD', '--', ...paths]);
+  // Results files are records, not code: a commit that only adds them (under bench/codec, a measured
+  // folder) changes nothing a run measured.
+  const last = git(root, ['log', '-1', '--format=%H', 'HEAD', '--', ...paths, RESULTS_FILES]);
   if (last !== '' && !isAncestor(root, last, commit))
     return {
       current: false,

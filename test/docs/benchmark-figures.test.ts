@@ -90,6 +90,36 @@ function estateSteadyRows(r: ReturnType<typeof results>): string[] {
   ];
 }
 
+/** A row per account of section 1's two-accounts table. */
+function twoAccountRows(r: ReturnType<typeof results>): string[] {
+  return Object.entries(
+    r.accounts as Record<
+      string,
+      {
+        registered: number;
+        firstWriteAfterStartS: number;
+        firstToLastS: number;
+        fastestPossibleS: number;
+        shareOfLimit: number;
+        maxInAnyWindow: number;
+        rateLimited: number;
+      }
+    >,
+  ).map(
+    ([name, a]) =>
+      `| ${name} | ${a.registered} | ${a.firstWriteAfterStartS} s | ${a.firstToLastS} s (${a.fastestPossibleS} s) | **${pct(a.shareOfLimit)}** | ${a.maxInAnyWindow} | ${a.rateLimited} |`,
+  );
+}
+
+/** A row of section 6's per-payload table (bench/codec/codec.bench-run.ts). */
+interface CodecRow {
+  payload: string;
+  plainBytes: number;
+  jsonMicros: number;
+  encryptMicros: number;
+  decryptMicros: number;
+}
+
 const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.json': (r) => [
     `Measured at N = ${r.n} (${r.product.orders} orders, ${r.product.wholeRun.writes} writes)`,
@@ -330,24 +360,59 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `Inside the activity p50 ${r.operatorParts.inActivity.p50Ms} ms, p99 ${r.operatorParts.inActivity.p99Ms} ms; in the queue p99 ${r.operatorParts.queued.p99Ms} ms`,
     `backlog took ${r.backlogSeconds} s instead of 568 s`,
   ],
-  'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) =>
-    Object.entries(
-      r.accounts as Record<
-        string,
-        {
-          registered: number;
-          firstWriteAfterStartS: number;
-          firstToLastS: number;
-          fastestPossibleS: number;
-          shareOfLimit: number;
-          maxInAnyWindow: number;
-          rateLimited: number;
-        }
-      >,
-    ).map(
-      ([name, a]) =>
-        `| ${name} | ${a.registered} | ${a.firstWriteAfterStartS} s | ${a.firstToLastS} s (${a.fastestPossibleS} s) | **${pct(a.shareOfLimit)}** | ${a.maxInAnyWindow} | ${a.rateLimited} |`,
+  'bench/throughput/results-two-accounts.2026-11-27T113343Z.json': (r) => twoAccountRows(r),
+  'bench/throughput/results-two-accounts.2026-11-28T192705Z.json': (r) => twoAccountRows(r),
+  'bench/throughput/results-backlog.2026-11-28T192521Z.json': (r) => [
+    backlogRow(r),
+    `starting them took ${s1(r.allStartedMs)} s`,
+    `took ${r.operatorLatenciesMs
+      .slice(0, 5)
+      .map((ms: number) => s1(ms))
+      .join(', ')
+      .replace(/, ([^,]+)$/, ' and $1')} s`,
+    `After the first window the operator writes' p99 is ${s1(r.operatorAfterFirstWindow.p99Ms)} s`,
+    `(p99 ${s1(r.operatorParts.inActivity.p99Ms)} s from the activity's start`,
+  ],
+  'bench/throughput/results.2026-11-28T201101Z.json': (r) => [bulkWindowRow(r)],
+  'bench/drills/results-registry-faults.2026-11-28T192959Z.json': ({ figures: f }) => [
+    `40 / 40 orders done\n${f.recoverySeconds.toFixed(1)} s after the registry healed`,
+    `${f.needsActionLeft.find((e: string) => e.includes('registry-error')).split(':')[0]}`,
+  ],
+  'bench/drills/results-registry-faults.2026-11-28T201435Z.json': ({ figures: f }) => [
+    `| Registry answers faulted | ${f.registryAnswersFaulted} |`,
+    `| Workflows Failed | **${f.failedWorkflows}** |`,
+    `**${f.notDone.length === 0 ? 40 : '?'} / 40 orders done** ${f.recoverySeconds.toFixed(1)} s later; every \`registry-error\` gone **${f.registryErrorsClearedSeconds.toFixed(1)} s** after`,
+    `**${f.maxNeedsActionDuringFaults}** from 40 s`,
+    ...(f.needsActionLeft as string[]).map((e) => `\`${e}\``),
+  ],
+  'bench/codec/results.2026-11-28T193042Z.json': (r) =>
+    (r.rows as CodecRow[]).map(
+      (x) => `| ${x.payload} | ${x.plainBytes} | ${x.jsonMicros} | ${x.encryptMicros} | ${x.decryptMicros} |`,
     ),
+  'bench/codec/results-ingress.2026-11-28T193253Z.json': (r) => {
+    const at = (name: string, connections: number) =>
+      (r.results as { name: string; connections: number; perSecond: number; p50ms: number }[]).find(
+        (x) => x.name === name && x.connections === connections,
+      )!;
+    return [
+      ...(
+        r.ratios as {
+          what: string;
+          connections: number;
+          pooledEncryptedVsPlain: number;
+          medianRoundEncryptedVsPlain: number;
+        }[]
+      ).map(
+        (x) =>
+          `| ${x.what} | ${x.connections} | ${at(`${x.what}, plain`, x.connections).perSecond} | ${at(`${x.what}, encrypted`, x.connections).perSecond} | ${x.pooledEncryptedVsPlain} | ${x.medianRoundEncryptedVsPlain} |`,
+      ),
+      `p50\n  at one connection ${at('ingress POST, encrypted', 1).p50ms} ms sealed against ${at('ingress POST, plain', 1).p50ms} ms plain`,
+    ];
+  },
+  'bench/estate/results-days.2026-11-28T200850Z.json': (r) => [
+    daysAfterRow(r),
+    `${thousands(r.import.adopted)} adopted, ${r.import.writes} writes, ${thousands(r.import.reads)} reads`,
+  ],
   'bench/drills/results-kill.2026-11-27T113719Z.json': ({ figures: f }) => [
     `met **${f.rateLimited} × 429** each`,
   ],
@@ -444,6 +509,38 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
+  'bench/drills/results-registry-faults.2026-11-28T201435Z.json': ({ figures: f }) => [
+    `${f.failedWorkflows} workflows failed; 40/40 orders done ${f.recoverySeconds.toFixed(1)} s after the registry healed; every \`registry-error\` cleared ${f.registryErrorsClearedSeconds.toFixed(1)} s after`,
+  ],
+  'bench/throughput/results-backlog.2026-11-28T192521Z.json': (r) => [
+    `in p50 ${s1(r.operatorToRegistryCall.p50Ms)} s, p99 ${s1(r.operatorToRegistryCall.p99Ms)} s (${r.operatorToRegistryCall.count} probes`,
+    `a webhook's read in p99 ${thousands(r.webhookToRegistryRead.p99Ms)} ms; ${r.rateLimited} × 429`,
+  ],
+  'bench/throughput/results-two-accounts.2026-11-28T192705Z.json': (r) => [
+    `**${pct(r.accounts.east.shareOfLimit)}** and **${pct(r.accounts.west.shareOfLimit)}** of each one's write limit`,
+  ],
+  'bench/ingress/results.2026-11-28T193545Z.json': (r) => [
+    `1 connection: **${ingressRatio(r, 'raw signalWithStart', 1)}** of the raw rate, p99 ${(r.results as IngressRow[]).find((x) => x.name === 'ingress POST' && x.connections === 1)!.p99ms.toFixed(1)} ms; 16 connections: **${ingressRatio(r, 'raw signalWithStart', 16)}**`,
+  ],
+  'bench/codec/results-ingress.2026-11-28T193253Z.json': (r) => {
+    const ratio = (what: string, connections: number) =>
+      Math.round(
+        100 *
+          (r.ratios as { what: string; connections: number; pooledEncryptedVsPlain: number }[]).find(
+            (x) => x.what === what && x.connections === connections,
+          )!.pooledEncryptedVsPlain,
+      );
+    return [
+      `client signals keep ${ratio('client signal', 1)} % (1 connection) and ${ratio('client signal', 16)} % (16)`,
+      `keeps **${ratio('ingress POST', 1)} %** and **${ratio('ingress POST', 16)} %**`,
+    ];
+  },
+  'bench/estate/results-days.2026-11-28T200850Z.json': (r) => [
+    `**${(r.at100k.secondWeek.readShareOfBudget * 100).toFixed(2)} % of the read budget**, ${r.at100k.secondWeek.workflowTasksPerSecond.toFixed(2)} workflow tasks a second, ${r.import.writes} writes`,
+  ],
+  'bench/throughput/results.2026-11-28T201101Z.json': (r) => [
+    `that code on today's machine: ${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×`,
+  ],
   'bench/scale/results-1000.2026-11-28T173111Z.json': (r) => [
     `${r.workerHolding.rssMb} MB RSS (${r.workerEmpty.rssMb} MB empty), wake latency webhook → next registry call p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms`,
   ],
@@ -500,7 +597,8 @@ describe('README.md figures match their results files', () => {
     });
 });
 
-/** docs/ingress.md's ingress benchmark (and README's line for it). */
+/** docs/ingress.md's ingress benchmark (and README's line for it): the results files it cites. */
+const INGRESS_RESULTS = ['bench/ingress/results.json', 'bench/ingress/results.2026-11-28T193545Z.json'];
 const ingressDoc = readFileSync(join(root, 'docs/ingress.md'), 'utf8');
 interface IngressRow {
   name: string;
@@ -534,12 +632,11 @@ const ingressClaims = (r: ReturnType<typeof results>): string[] => {
   ];
 };
 
-describe('docs/ingress.md ingress figures match bench/ingress/results.json', () => {
-  it('docs/ingress.md', () => {
-    expect(
-      ingressClaims(results('bench/ingress/results.json')).filter((t) => !ingressDoc.includes(t)),
-    ).toEqual([]);
-  });
+describe('docs/ingress.md ingress figures match their results files', () => {
+  for (const file of INGRESS_RESULTS)
+    it(file, () => {
+      expect(ingressClaims(results(file)).filter((t) => !ingressDoc.includes(t))).toEqual([]);
+    });
 });
 
 describe('docs/benchmarks.md figures match their results files', () => {
@@ -564,9 +661,7 @@ describe('docs/benchmarks.md figures match their results files', () => {
  * headline) cites only current files, and a stale figure it keeps below the table names its status.
  */
 describe('figures come from runs of the code they describe', () => {
-  const cited = [
-    ...new Set([...Object.keys(claims), ...Object.keys(readmeClaims), 'bench/ingress/results.json']),
-  ];
+  const cited = [...new Set([...Object.keys(claims), ...Object.keys(readmeClaims), ...INGRESS_RESULTS])];
   const section = readme.slice(readme.indexOf('## Figures measured so far'));
   const figures = section.slice(0, section.indexOf('\n## '));
   const stale = figures.indexOf('### Measured on older code');
@@ -583,7 +678,7 @@ describe('figures come from runs of the code they describe', () => {
         problems.push(
           `docs/benchmarks.md's register of results files lacks the line\n${f.line}${f.current ? '' : `\n(stale: ${f.why}; run its benchmark again, or keep the figure as stale)`}`,
         );
-      if (!f.current && file === 'bench/ingress/results.json' && !ingressDoc.includes(f.line.slice(2)))
+      if (!f.current && INGRESS_RESULTS.includes(file) && !ingressDoc.includes(f.line.slice(2)))
         problems.push(`docs/ingress.md cites a stale results file without its status: ${f.line.slice(2)}`);
       if (!f.current && file in readmeClaims) {
         const inHeadline = readmeClaims[file]!(results(file)).filter((text) => headline.includes(text));

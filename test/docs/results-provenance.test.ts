@@ -81,6 +81,21 @@ describe('results freshness', () => {
     );
   });
 
+  it('stays current when a later commit only adds results files inside a measured folder', () => {
+    const r = repo();
+    const codec = 'bench/codec/results.2026-01-01T000000Z.json';
+    r.put('src/codec/a.ts', 'a');
+    r.put('bench/codec/codec.bench-run.ts', 'bench');
+    const measured = r.commit('code');
+    r.put(codec, JSON.stringify({ provenance: { commit: measured, clean: true, machine }, figure: 1 }));
+    r.put('bench/codec/results-ingress.2026-01-01T000001Z.json', '{}');
+    r.commit('results, under the bench folder the codec entry measures');
+    expect(freshness(r.dir, codec).current).toBe(true);
+    r.put('bench/codec/codec.bench-run.ts', 'changed bench');
+    r.commit('the bench changed');
+    expect(freshness(r.dir, codec).current).toBe(false);
+  });
+
   it('is stale once a later commit changes a measured path', () => {
     const r = repo();
     r.put('src/workflows/a.ts', 'a');
