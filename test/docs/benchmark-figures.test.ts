@@ -409,6 +409,10 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
       `p50\n  at one connection ${at('ingress POST, encrypted', 1).p50ms} ms sealed against ${at('ingress POST, plain', 1).p50ms} ms plain`,
     ];
   },
+  'bench/estate/results-steady.2026-11-28T203716Z.json': (r) => [
+    ...estateSteadyRows(r),
+    `**The import is 6 times slower: ${Math.round(r.import.ms / 1000).toLocaleString('en-US')} s against 180 s**`,
+  ],
   'bench/estate/results-days.2026-11-28T200850Z.json': (r) => [
     daysAfterRow(r),
     `${thousands(r.import.adopted)} adopted, ${r.import.writes} writes, ${thousands(r.import.reads)} reads`,
@@ -509,6 +513,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
+  'bench/estate/results-steady.2026-11-28T203716Z.json': (r) => [
+    `import ${Math.round(r.import.ms / 1000).toLocaleString('en-US')} s (${Math.round(r.import.adopted / (r.import.ms / 1000))} a second) with **${r.import.writes} writes**; one sweep ${s1(r.sweep.ms)} s; a lost webhook noticed ${s1(r.lostWebhook.noticedAfterMs)} s into a sweep; evicted workflows woken in ${r.wakes.p50Ms} ms p50, **${r.wakes.p99Ms} ms p99**; worker ${tenths(r.steady.workerRssMb)} MB`,
+  ],
   'bench/drills/results-registry-faults.2026-11-28T201435Z.json': ({ figures: f }) => [
     `${f.failedWorkflows} workflows failed; 40/40 orders done ${f.recoverySeconds.toFixed(1)} s after the registry healed; every \`registry-error\` cleared ${f.registryErrorsClearedSeconds.toFixed(1)} s after`,
   ],
