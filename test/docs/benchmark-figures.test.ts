@@ -374,6 +374,11 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `(p99 ${s1(r.operatorParts.inActivity.p99Ms)} s from the activity's start`,
   ],
   'bench/throughput/results.2026-11-28T201101Z.json': (r) => [bulkWindowRow(r)],
+  'bench/scale/results-1000.2026-11-28T204115Z.json': (r) => [
+    `**${r.workerHolding.rssMb} MB** holding the 1,000 (${r.workerEmpty.rssMb} MB\nempty), so **${((r.workerHolding.rssMb - r.workerEmpty.rssMb) / 1000).toFixed(3)} MB per waiting workflow**`,
+    `wakes p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms`,
+    `${Math.round(r.workerHolding.workflowThreadHeapUsedMb)} MB\nused with the old code`,
+  ],
   'bench/drills/results-registry-faults.2026-11-28T192959Z.json': ({ figures: f }) => [
     `40 / 40 orders done\n${f.recoverySeconds.toFixed(1)} s after the registry healed`,
     `${f.needsActionLeft.find((e: string) => e.includes('registry-error')).split(':')[0]}`,
