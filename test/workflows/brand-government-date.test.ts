@@ -81,38 +81,34 @@ describe('GOVERNMENT contact verification: the workflow applies it by workflow t
     if (before < cutover) await env.sleep(cutover - before + 3600_000);
     const now = await serverNow();
     const fake = new FakeRegistry();
-    await withWorkers(
-      env,
-      { reads: fake.readActivities(), writes: fake.writeActivities() },
-      async ({ taskQueue, account, track }) => {
-        const government = brandRegistration({ entityType: 'GOVERNMENT' });
-        // By the server's clock the order API refuses it without a business contact to verify.
-        const refused = await startBrandOrder(
-          env.client,
-          { reference: uniqueReference(), account, brand: government },
-          { taskQueue, now: new Date(now) },
-        ).catch((e: unknown) => e);
-        expect(refused).toBeInstanceOf(OrderValidationError);
-        expect((refused as OrderValidationError).errors.map((e) => e.path)).toEqual([
-          'brand.businessContactEmail',
-        ]);
-        const { handle } = await startBrandOrder(
-          env.client,
-          {
-            reference: uniqueReference(),
-            account,
-            brand: { ...government, businessContactEmail: 'clerk@springfield.example' },
-          },
-          { taskQueue, now: new Date(now) },
-        );
-        track(handle);
-        const waiting = await waitForStatus(handle, (s) => s.phase === 'awaiting-contact-verification');
-        expect(Date.parse(waiting.audit.entries.at(-1)!.at)).toBeGreaterThanOrEqual(cutover);
-        fake.verifyContact(waiting.brandId!);
-        await env.sleep('10 minutes');
-        await waitForStatus(handle, (s) => s.phase === 'ready');
-      },
-    );
+    await withWorkers(env, fake.activities(), async ({ taskQueue, account, track }) => {
+      const government = brandRegistration({ entityType: 'GOVERNMENT' });
+      // By the server's clock the order API refuses it without a business contact to verify.
+      const refused = await startBrandOrder(
+        env.client,
+        { reference: uniqueReference(), account, brand: government },
+        { taskQueue, now: new Date(now) },
+      ).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(OrderValidationError);
+      expect((refused as OrderValidationError).errors.map((e) => e.path)).toEqual([
+        'brand.businessContactEmail',
+      ]);
+      const { handle } = await startBrandOrder(
+        env.client,
+        {
+          reference: uniqueReference(),
+          account,
+          brand: { ...government, businessContactEmail: 'clerk@springfield.example' },
+        },
+        { taskQueue, now: new Date(now) },
+      );
+      track(handle);
+      const waiting = await waitForStatus(handle, (s) => s.phase === 'awaiting-contact-verification');
+      expect(Date.parse(waiting.audit.entries.at(-1)!.at)).toBeGreaterThanOrEqual(cutover);
+      fake.verifyContact(waiting.brandId!);
+      await env.sleep('10 minutes');
+      await waitForStatus(handle, (s) => s.phase === 'ready');
+    });
   });
 
   // Runs after the case above, so the server's clock is past the date here whatever today is: the
@@ -123,7 +119,7 @@ describe('GOVERNMENT contact verification: the workflow applies it by workflow t
     const fake = new FakeRegistry();
     await withWorkers(
       env,
-      { reads: fake.readActivities(), writes: fake.writeActivities() },
+      fake.activities(),
       async ({ taskQueue, account, track }) => {
         const brand = brandRegistration({ entityType: 'GOVERNMENT' });
         expect(brand).not.toHaveProperty('businessContactEmail');
