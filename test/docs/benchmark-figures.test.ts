@@ -386,7 +386,7 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/drills/results-registry-faults.2026-11-28T201435Z.json': ({ figures: f }) => [
     `| Registry answers faulted | ${f.registryAnswersFaulted} |`,
     `| Workflows Failed | **${f.failedWorkflows}** |`,
-    `**${f.notDone.length === 0 ? 40 : '?'} / 40 orders done** ${f.recoverySeconds.toFixed(1)} s later; every \`registry-error\` gone **${f.registryErrorsClearedSeconds.toFixed(1)} s** after`,
+    `**${f.orders.brands + f.orders.campaigns - f.notDone.length} / ${f.orders.brands + f.orders.campaigns} orders done** ${f.recoverySeconds.toFixed(1)} s later; every \`registry-error\` gone **${f.registryErrorsClearedSeconds.toFixed(1)} s** after`,
     `**${f.maxNeedsActionDuringFaults}** from 40 s`,
     ...(f.needsActionLeft as string[]).map((e) => `\`${e}\``),
   ],
