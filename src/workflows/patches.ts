@@ -49,6 +49,8 @@ export const PATCHES = {
   resubmitNeedsApproval: 'resubmit-needs-approval',
   /** A refused share PUT reads the share back: a retry refused for the share its own lost attempt made adopts it (issue 33). */
   shareRefusalReadsBack: 'share-refusal-reads-back',
+  /** awaiting-dca polls at the steady rate: no read decides it, only CAMPAIGN_DCA_COMPLETE or the operator (issue 37). */
+  awaitingDcaSteadyPoll: 'awaiting-dca-steady-poll',
 } as const;
 
 export const patchIds: readonly string[] = Object.values(PATCHES);

@@ -33,6 +33,7 @@ import { timeSkippingEnv } from '../support/temporal-env.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 const DECISION_DEADLINE_MS = 6 * HOUR;
 
 let env: TestWorkflowEnvironment;
@@ -171,7 +172,7 @@ describe('DCA acceptance as the spec documents it', () => {
       const { reference, campaignId } = await accepted('CSPRELAY');
       await idleIn(reference, 'awaiting-dca');
       await bench.control.dcaComplete(campaignId); // its webhook is lost
-      await env.sleep(2 * HOUR); // polls read the campaign: REGISTERED
+      await env.sleep(9 * DAY); // the deadline's read and the steady poll read the campaign: REGISTERED
       const still = await waitForIdle(reference, (s) =>
         s.mno.some((m) => m.operationStatus === 'REGISTERED'),
       );
@@ -179,6 +180,27 @@ describe('DCA acceptance as the spec documents it', () => {
     } finally {
       bench.simulatorExtras.mnoOperationStatus = false;
     }
+  });
+});
+
+describe('the polls of a wait no read can decide', () => {
+  it('awaiting-dca polls at the steady rate: only CAMPAIGN_DCA_COMPLETE or the operator ends it, so no pending schedule', async () => {
+    const { reference, handle } = await accepted('CSPRELAY');
+    await idleIn(reference, 'awaiting-dca');
+    const sharingReads = () => bench.faults.count('getCampaignSharing', handle.workflowId);
+    const before = sharingReads();
+    // A pending schedule (1 minute doubling to hourly for a day, then every 2 days) would read the
+    // share about 30 times in these 5 days; the steady one (7 days ± 20 %) not once. The decision
+    // deadline (6 hours) reads it once and raises dca-unconfirmed.
+    await env.sleep(5 * DAY);
+    const overdue = await waitForIdle(reference, (s) => keys(s).includes('dca-unconfirmed'));
+    expect(overdue.phase).toBe('awaiting-dca');
+    expect(sharingReads() - before).toBeLessThanOrEqual(1);
+    // The steady poll still comes: a share deleted or declined meanwhile is seen without a webhook.
+    const beforeSteady = sharingReads();
+    await env.sleep(4 * DAY);
+    await waitForIdle(reference, () => sharingReads() > beforeSteady);
+    await recordHistory(handle, 'campaign-spec-dca-steady-poll');
   });
 });
 

@@ -58,7 +58,11 @@ export function campaignContext(input: CampaignRunInput) {
   const state: CampaignState = input.carried ?? initialCampaignState(firstRunInput(input));
   if (input.carried) state.status.runs = ++state.loop.runs;
   const status = state.status;
-  const table = campaignPhaseTable(() => status.campaignStatus);
+  // awaiting-dca polls at the steady rate; histories recorded before that replay its pending schedule.
+  const table = campaignPhaseTable(
+    () => status.campaignStatus,
+    () => (patched(PATCHES.awaitingDcaSteadyPoll) ? 'steady' : 'pending'),
+  );
   const wakeup = new Wakeup();
   const queue = new OperationQueue<CampaignOperation>(state.queue, wakeup);
   // An operator's step does not wait behind the entity's pending bulk read (stubs.ts, issue 36).

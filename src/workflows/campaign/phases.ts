@@ -1,6 +1,6 @@
 /** The campaign workflow's phase table (see ../entity/phases.ts). */
 import type { CampaignPhase } from '../../contracts/campaign.js';
-import type { PhaseTable } from '../entity/phases.js';
+import type { PhaseTable, PollKind } from '../entity/phases.js';
 
 export type CampaignOperation =
   | 'approveFee'
@@ -74,7 +74,9 @@ export const campaignPhases: PhaseTable<CampaignPhase, CampaignOperation> = {
   'awaiting-dca': {
     final: false,
     waitsFor: 'registry: CAMPAIGN_DCA_COMPLETE (all DCAs accepted), or operator: confirmDcaComplete',
-    poll: 'pending',
+    // No read can tell that the DCAs accepted (the spec documents no such field): its polls are the
+    // steady safety net (a share deleted or declined meanwhile), its deadline a timer.
+    poll: 'steady',
     allows: ['confirmDcaComplete', 'update', 'cancel', 'acknowledge'],
   },
   running: {
@@ -110,14 +112,26 @@ export const preCreationPhases: readonly CampaignPhase[] = [
 
 /**
  * The table one workflow runs on: `deactivated` is final once the registry no longer reports the
- * campaign ACTIVE (a political campaign the registry deactivated by expiring it).
+ * campaign ACTIVE (a political campaign the registry deactivated by expiring it). `awaitingDcaPoll`
+ * is read when `awaiting-dca` schedules its next poll (loop code): 'pending' for histories recorded
+ * before it polled at the steady rate.
  */
 export function campaignPhaseTable(
   campaignStatus: () => string | undefined,
+  awaitingDcaPoll: () => PollKind = () => campaignPhases['awaiting-dca'].poll,
 ): PhaseTable<CampaignPhase, CampaignOperation> {
   const row = campaignPhases.deactivated;
+  const dca = campaignPhases['awaiting-dca'];
   return {
     ...campaignPhases,
+    'awaiting-dca': {
+      final: dca.final,
+      waitsFor: dca.waitsFor,
+      allows: dca.allows,
+      get poll() {
+        return awaitingDcaPoll();
+      },
+    },
     deactivated: {
       waitsFor: row.waitsFor,
       poll: row.poll,
