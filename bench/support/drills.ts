@@ -28,8 +28,10 @@ export interface BulkDrillFigures {
   campaignCreates: number;
   shares: number;
   fees: number;
-  /** Registry answers 429 during the run (every registry call of the workers goes through the proxy). */
+  /** Registry answers 429 during the run, before the census (every registry call of the workers goes through the proxy). */
   rateLimited: number;
+  /** 429s met while the census read the registry (not counted in `rateLimited`). */
+  rateLimitedDuringCensus: number;
   /** Those 429s, as `METHOD endpoint-template @ seconds into the run`: which budget was overrun, and when. */
   rateLimitedCalls: string[];
   /**
@@ -69,6 +71,8 @@ async function finish(stack: BenchStack, run: BulkRun, timeoutMs: number): Promi
     shares: acceptedCalls(stack, 'PUT', /^\/v2\/campaign\/[^/]+\/sharing\//),
     fees: ledger.filter((e) => e.kind === 'CAMPAIGN_REGISTRATION').length,
     rateLimited: limited.length,
+    rateLimitedDuringCensus: stack.proxy.calls.filter((c) => c.status === 429 && c.startMs >= censusAt)
+      .length,
     doneCauses: countBy(run.timings.filter((t) => t.doneAt).map((t) => t.doneCause ?? '(not in the audit)')),
     rateLimitedCalls: limited.map(
       (c) =>
