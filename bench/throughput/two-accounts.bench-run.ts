@@ -10,9 +10,16 @@
  *
  *   BENCH_N=200 npx vitest run --config bench/vitest.config.ts bench/throughput/two-accounts.bench-run.ts
  * Results: stdout and bench/throughput/results-two-accounts.<time>.json.
+ *
+ * The simulator, both proxies and the worker share this process: a stall of its event loop delays a
+ * write's arrival at the simulator after the worker sent it on time. So the run records the loop's
+ * delay (max, p99) and, for each write answered 429, how many writes the proxy had forwarded in the
+ * 10 s before it: 20 or more means the worker sent too many; fewer means the window moved on the
+ * way to the simulator.
  */
 
 import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { startBrandOrder } from '../../src/orders/brand-client.js';
@@ -67,6 +74,8 @@ it(`two accounts × ${N} brand orders in one worker process, each at its own lim
     { connection: env.nativeConnection, workflowBundle: await workflowBundle(workflowsPath) },
   );
   const running = workers.run();
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   try {
     const run = Date.now().toString(36);
     const startedAt = Date.now();
@@ -109,6 +118,13 @@ it(`two accounts × ${N} brand orders in one worker process, each at its own lim
             writesPerSecond: round((times.length - LIMIT) / Math.max(0.001, spanMs / 1000), 3),
             maxInAnyWindow: maxInAnyWindow(times),
             rateLimited: writes.filter((c) => c.status === 429).length,
+            // Per 429: the writes the proxy received in the 10 s before it (the 429 itself excluded).
+            writesBeforeEach429: writes
+              .filter((c) => c.status === 429)
+              .map(
+                (c) =>
+                  writes.filter((w) => w.startMs > c.startMs - WINDOW_MS && w.startMs < c.startMs).length,
+              ),
           },
         ];
       }),
@@ -120,6 +136,10 @@ it(`two accounts × ${N} brand orders in one worker process, each at its own lim
       ordersPerAccount: N,
       accounts: perAccount,
       firstWritesApartS: round(Math.abs(first('east') - first('west')) / 1000, 2),
+      benchProcessEventLoopDelayMs: {
+        max: round(loopDelay.max / 1e6),
+        p99: round(loopDelay.percentile(99) / 1e6),
+      },
     };
     console.log(JSON.stringify(results, null, 2));
     writeResults(new URL('./results-two-accounts.json', import.meta.url), results);
