@@ -431,6 +431,8 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results-two-accounts.2026-11-28T192705Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-two-accounts.2026-11-28T232206Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-two-accounts.2026-11-29T001510Z.json': (r) => twoAccountRows(r),
+  'bench/throughput/results-two-accounts.2026-11-29T005115Z.json': (r) => twoAccountRows(r),
+  'bench/throughput/results-two-accounts.2026-11-29T004923Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-backlog.2026-11-28T192521Z.json': (r) => backlogOnTodaysCode(r),
   'bench/throughput/results-backlog.2026-11-28T233415Z.json': (r) => backlogOnTodaysCode(r),
   'bench/throughput/results.2026-11-28T201101Z.json': (r) => [bulkWindowRow(r)],
@@ -600,7 +602,7 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
     `in p50 ${s1(r.operatorToRegistryCall.p50Ms)} s, p99 ${s1(r.operatorToRegistryCall.p99Ms)} s (${r.operatorToRegistryCall.count} probes`,
     `a webhook's read in p99 ${thousands(r.webhookToRegistryRead.p99Ms)} ms; ${r.rateLimited} × 429`,
   ],
-  'bench/throughput/results-two-accounts.2026-11-29T001510Z.json': (r) => [
+  'bench/throughput/results-two-accounts.2026-11-29T005115Z.json': (r) => [
     `**${pct(r.accounts.east.shareOfLimit)}** and **${pct(r.accounts.west.shareOfLimit)}** of each one's write limit`,
   ],
   'bench/ingress/results.2026-11-28T193545Z.json': (r) => [
