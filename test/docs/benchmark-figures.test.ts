@@ -105,6 +105,36 @@ function backlogOnTodaysCode(r: ReturnType<typeof results>): string[] {
   ];
 }
 
+/** Section 2's / 9's sentences for a drill (kill) run on 2026-11-28's code. */
+const killDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[] => [
+  `${f.completed} / ${f.orders} in ${f.seconds} s (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s), ${f.kills} kills`,
+  `finished by \`start\` ${f.doneCauses.start}, \`workflow\` ${f.doneCauses.workflow},
+  \`poll\` ${f.doneCauses.poll}`,
+];
+
+/** Section 2's / 9's sentences for a drill (outage) run on 2026-11-28's code. */
+const outageDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[] => [
+  `${f.ingressHandoffFailures} failed hand-offs closed, ${f.networkRetries} network retries,
+  **${f.discarded} discarded**, **${f.readyByWebhook} / ${f.brands} ready by webhook**, ${f.recoverySeconds} s after the restart`,
+];
+
+/** Section 2's / 9's sentences for a drill (drop) run on 2026-11-28's code. */
+const dropDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[] => [
+  `${f.dropped} of ${f.sent} webhooks dropped (${Math.round(f.droppedShare * 100)} %), ${f.completed} / ${f.orders} in ${f.seconds} s`,
+];
+
+/** Section 2's / 9's sentences for a drill (duplicate) run on 2026-11-28's code. */
+const duplicateDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[] => [
+  `${f.delivered} deliveries, **${f.resent} copies, all answered 200**;
+  ${f.ingressDuplicates} caught at the ingress edge, ${f.copiesPastEdge} reached the workflows (the campaigns ignored ${f.campaignDuplicatesIgnored})`,
+];
+
+/** Section 2's / 9's sentences for a drill (commit) run on 2026-11-28's code. */
+const commitDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[] => [
+  `\`error-after-commit\` ${f.error.completed} / ${f.error.orders} in ${f.error.seconds} s`,
+  `\`timeout-after-commit\` ${f.timeout.completed} / ${f.timeout.orders} in ${f.timeout.seconds} s`,
+];
+
 /** A row per account of section 1's two-accounts table. */
 function twoAccountRows(r: ReturnType<typeof results>): string[] {
   return Object.entries(
@@ -263,66 +293,21 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/drills/results-kill.2026-11-28T164600Z.json': (r) => [
     `${r.figures.completed} / ${r.figures.orders}, one campaign left in \`sharing\``,
   ],
-  'bench/drills/results-kill.2026-11-28T165513Z.json': ({ figures: f }) => [
-    `${f.completed} / ${f.orders} in ${f.seconds} s (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s), ${f.kills} kills`,
-    `finished by \`start\` ${f.doneCauses.start}, \`workflow\` ${f.doneCauses.workflow},
-  \`poll\` ${f.doneCauses.poll}`,
-  ],
-  'bench/drills/results-kill.2026-11-28T231123Z.json': ({ figures: f }) => [
-    `${f.completed} / ${f.orders} in ${f.seconds} s (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s), ${f.kills} kills`,
-    `finished by \`start\` ${f.doneCauses.start}, \`workflow\` ${f.doneCauses.workflow},
-  \`poll\` ${f.doneCauses.poll}`,
-  ],
-  'bench/drills/results-kill.2026-11-29T000920Z.json': ({ figures: f }) => [
-    `${f.completed} / ${f.orders} in ${f.seconds} s (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s), ${f.kills} kills`,
-    `finished by \`start\` ${f.doneCauses.start}, \`workflow\` ${f.doneCauses.workflow},
-  \`poll\` ${f.doneCauses.poll}`,
-  ],
-  'bench/drills/results-outage.2026-11-28T165603Z.json': ({ figures: f }) => [
-    `${f.ingressHandoffFailures} failed hand-offs closed, ${f.networkRetries} network retries,
-  **${f.discarded} discarded**, **${f.readyByWebhook} / ${f.brands} ready by webhook**, ${f.recoverySeconds} s after the restart`,
-  ],
-  'bench/drills/results-outage.2026-11-28T231213Z.json': ({ figures: f }) => [
-    `${f.ingressHandoffFailures} failed hand-offs closed, ${f.networkRetries} network retries,
-  **${f.discarded} discarded**, **${f.readyByWebhook} / ${f.brands} ready by webhook**, ${f.recoverySeconds} s after the restart`,
-  ],
-  'bench/drills/results-outage.2026-11-29T001010Z.json': ({ figures: f }) => [
-    `${f.ingressHandoffFailures} failed hand-offs closed, ${f.networkRetries} network retries,
-  **${f.discarded} discarded**, **${f.readyByWebhook} / ${f.brands} ready by webhook**, ${f.recoverySeconds} s after the restart`,
-  ],
-  'bench/drills/results-drop.2026-11-28T165652Z.json': ({ figures: f }) => [
-    `${f.dropped} of ${f.sent} webhooks dropped (${Math.round(f.droppedShare * 100)} %), ${f.completed} / ${f.orders} in ${f.seconds} s`,
-  ],
-  'bench/drills/results-drop.2026-11-28T231302Z.json': ({ figures: f }) => [
-    `${f.dropped} of ${f.sent} webhooks dropped (${Math.round(f.droppedShare * 100)} %), ${f.completed} / ${f.orders} in ${f.seconds} s`,
-  ],
-  'bench/drills/results-drop.2026-11-29T001102Z.json': ({ figures: f }) => [
-    `${f.dropped} of ${f.sent} webhooks dropped (${Math.round(f.droppedShare * 100)} %), ${f.completed} / ${f.orders} in ${f.seconds} s`,
-  ],
-  'bench/drills/results-duplicate.2026-11-28T165744Z.json': ({ figures: f }) => [
-    `${f.delivered} deliveries, **${f.resent} copies, all answered 200**;
-  ${f.ingressDuplicates} caught at the ingress edge, ${f.copiesPastEdge} reached the workflows (the campaigns ignored ${f.campaignDuplicatesIgnored})`,
-  ],
-  'bench/drills/results-duplicate.2026-11-28T231353Z.json': ({ figures: f }) => [
-    `${f.delivered} deliveries, **${f.resent} copies, all answered 200**;
-  ${f.ingressDuplicates} caught at the ingress edge, ${f.copiesPastEdge} reached the workflows (the campaigns ignored ${f.campaignDuplicatesIgnored})`,
-  ],
-  'bench/drills/results-duplicate.2026-11-29T001155Z.json': ({ figures: f }) => [
-    `${f.delivered} deliveries, **${f.resent} copies, all answered 200**;
-  ${f.ingressDuplicates} caught at the ingress edge, ${f.copiesPastEdge} reached the workflows (the campaigns ignored ${f.campaignDuplicatesIgnored})`,
-  ],
-  'bench/drills/results-commit.2026-11-28T165845Z.json': ({ figures: f }) => [
-    `\`error-after-commit\` ${f.error.completed} / ${f.error.orders} in ${f.error.seconds} s`,
-    `\`timeout-after-commit\` ${f.timeout.completed} / ${f.timeout.orders} in ${f.timeout.seconds} s`,
-  ],
-  'bench/drills/results-commit.2026-11-28T231459Z.json': ({ figures: f }) => [
-    `\`error-after-commit\` ${f.error.completed} / ${f.error.orders} in ${f.error.seconds} s`,
-    `\`timeout-after-commit\` ${f.timeout.completed} / ${f.timeout.orders} in ${f.timeout.seconds} s`,
-  ],
-  'bench/drills/results-commit.2026-11-29T001309Z.json': ({ figures: f }) => [
-    `\`error-after-commit\` ${f.error.completed} / ${f.error.orders} in ${f.error.seconds} s`,
-    `\`timeout-after-commit\` ${f.timeout.completed} / ${f.timeout.orders} in ${f.timeout.seconds} s`,
-  ],
+  'bench/drills/results-kill.2026-11-28T165513Z.json': killDrillClaims,
+  'bench/drills/results-kill.2026-11-28T231123Z.json': killDrillClaims,
+  'bench/drills/results-kill.2026-11-29T000920Z.json': killDrillClaims,
+  'bench/drills/results-outage.2026-11-28T165603Z.json': outageDrillClaims,
+  'bench/drills/results-outage.2026-11-28T231213Z.json': outageDrillClaims,
+  'bench/drills/results-outage.2026-11-29T001010Z.json': outageDrillClaims,
+  'bench/drills/results-drop.2026-11-28T165652Z.json': dropDrillClaims,
+  'bench/drills/results-drop.2026-11-28T231302Z.json': dropDrillClaims,
+  'bench/drills/results-drop.2026-11-29T001102Z.json': dropDrillClaims,
+  'bench/drills/results-duplicate.2026-11-28T165744Z.json': duplicateDrillClaims,
+  'bench/drills/results-duplicate.2026-11-28T231353Z.json': duplicateDrillClaims,
+  'bench/drills/results-duplicate.2026-11-29T001155Z.json': duplicateDrillClaims,
+  'bench/drills/results-commit.2026-11-28T165845Z.json': commitDrillClaims,
+  'bench/drills/results-commit.2026-11-28T231459Z.json': commitDrillClaims,
+  'bench/drills/results-commit.2026-11-29T001309Z.json': commitDrillClaims,
   'bench/bad-input/results.2026-11-28T165346Z.json': ({ orders: o }) => [
     `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
   ],
