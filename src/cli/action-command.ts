@@ -130,8 +130,11 @@ export function actionCommand<O extends Options, S extends z.ZodType>(
       const send = requestOf(action, parsed, ctx);
       const client = await ctx.client(common);
       const workflowId = displayWorkflowId(client, action.kind, reference);
-      const outcome = await callWorkflow(workflowId, action.update, () =>
-        sentWithKey(key, (opts) => send(client, reference, opts)),
+      const outcome = await callWorkflow(
+        workflowId,
+        action.update,
+        () => sentWithKey(key, (opts) => send(client, reference, opts)),
+        client,
       );
       return printOperationOutcome(ctx, common.json, action.done, workflowId, outcome);
     },

@@ -1,7 +1,8 @@
 /**
  * Calls to workflows, with Temporal's failures turned into CLI errors: an unknown workflow is
- * NotFoundError (exit 4); an update the workflow refused (its validator, or the phase does not allow
- * it) is a failure (exit 1) carrying the workflow's own message.
+ * NotFoundError (exit 4), one that closed as the call arrived a failure (exit 1) that says so; an
+ * update the workflow refused (its validator, or the phase does not allow it) is a failure (exit 1)
+ * carrying the workflow's own message.
  */
 import {
   type Client,
@@ -30,13 +31,35 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof ServiceError && cause?.code === 5;
 }
 
-/** Runs `fn` against workflow `workflowId`, mapping Temporal errors to exit codes. */
-export async function callWorkflow<T>(workflowId: string, what: string, fn: () => Promise<T>): Promise<T> {
+/** What `callWorkflow` needs to tell a closed workflow from a missing one. */
+export interface WorkflowDescriber {
+  workflow: { getHandle(workflowId: string): { describe(): Promise<{ status: { name: string } }> } };
+}
+
+/**
+ * Runs `fn` against workflow `workflowId`, mapping Temporal errors to exit codes. Given `client`, a
+ * NOT_FOUND is checked with a describe: a workflow that closed as the call arrived (the second of two
+ * cancel clicks) is reported closed, exit 1, not missing.
+ */
+export async function callWorkflow<T>(
+  workflowId: string,
+  what: string,
+  fn: () => Promise<T>,
+  client?: WorkflowDescriber,
+): Promise<T> {
   try {
     return await fn();
   } catch (error) {
     if (error instanceof CliError) throw error;
-    if (isNotFound(error)) throw new NotFoundError(`${workflowId}: no such workflow`);
+    if (isNotFound(error)) {
+      const closed = client ? await closedStatus(client, workflowId) : undefined;
+      if (closed)
+        throw new CliError(
+          `${workflowId}: ${what}: the workflow has already closed (${closed})`,
+          ExitCode.failure,
+        );
+      throw new NotFoundError(`${workflowId}: no such workflow`);
+    }
     if (error instanceof WorkflowUpdateFailedError)
       throw new CliError(
         `${workflowId}: ${what} refused: ${rootMessage(error.cause ?? error)}`,
@@ -45,6 +68,16 @@ export async function callWorkflow<T>(workflowId: string, what: string, fn: () =
     if (error instanceof QueryNotRegisteredError)
       throw new CliError(`${workflowId}: ${what}: the workflow does not answer this query`, ExitCode.failure);
     throw new CliError(`${workflowId}: ${what} failed: ${rootMessage(error)}`, ExitCode.failure);
+  }
+}
+
+/** The status of workflow `workflowId` when it exists and is closed; otherwise undefined. */
+async function closedStatus(client: WorkflowDescriber, workflowId: string): Promise<string | undefined> {
+  try {
+    const { status } = await client.workflow.getHandle(workflowId).describe();
+    return status.name === 'RUNNING' ? undefined : status.name;
+  } catch {
+    return undefined;
   }
 }
 
