@@ -314,6 +314,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/bad-input/results.2026-11-28T231557Z.json': ({ orders: o }) => [
     `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
   ],
+  'bench/bad-input/results.2026-11-29T042603Z.json': ({ orders: o }) => [
+    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
+  ],
   'bench/estate/results-operator.2026-11-28T170049Z.json': (r) => [
     `imported in ${Math.round(r.importMs / 1000)} s;`,
     `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
@@ -621,7 +624,7 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
   'bench/throughput/results.2026-11-28T231004Z.json': (r) => [
     `${r.product.completed}/${r.product.orders} orders, **${r.product.wholeRun.rateLimited} × 429**, one brand, campaign and fee each; the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
   ],
-  'bench/bad-input/results.2026-11-28T231557Z.json': ({ orders: o, cli, webhooks: w }) => [
+  'bench/bad-input/results.2026-11-29T042603Z.json': ({ orders: o, cli, webhooks: w }) => [
     `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; ${o.clear} orders and every file and webhook rejected naming the field; ${o.started.length} orders start a workflow by design`,
   ],
   'bench/throughput/results.json': (r) => [
