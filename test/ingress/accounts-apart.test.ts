@@ -6,8 +6,7 @@
  * a legacy id; an event whose cspId is another account's is acknowledged and not delivered; an
  * unlabelled secret with two accounts configured is a configuration error naming its line.
  */
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
@@ -18,13 +17,14 @@ import { buildIngressApp } from '../../src/ingress/app.js';
 import { IngressConfigError, parseIngressConfig } from '../../src/ingress/config.js';
 import { IngressMetrics } from '../../src/ingress/metrics.js';
 import { signEvent } from '../../src/ingress/signature.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const WEBHOOK_URL = 'https://csp.example/webhooks/registry';
 const QA_SECRET = 'qa-secret-0123456789abcdefghijklmnopqr';
 const PROD_SECRET = 'prod-secret-0123456789abcdefghijklmnop';
 
 function secretsFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'tcr-secrets-')), 'secrets');
+  const file = join(tempDir('tcr-secrets-'), 'secrets');
   writeFileSync(file, text);
   chmodSync(file, 0o600);
   return file;

@@ -14,8 +14,7 @@
  * Needs `npm run --silent build` (dist/cli/main.js) and the Temporal CLI (scripts/setup.sh).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import { getBrandStatus } from '../../src/orders/brand-client.js';
 import { getCampaignStatus } from '../../src/orders/campaign-orders.js';
 import { LOCAL_ACCOUNT_NAME, type LocalStack } from '../../src/stack/index.js';
 import { projectRoot, temporalCliPath } from '../../src/toolchain/paths.js';
+import { tempDir } from '../support/temp-dir.js';
 import { startTestLocalStack } from './example-end-states.js';
 
 const run = promisify(execFile);
@@ -40,7 +40,7 @@ function readmeCliLines(readme: string): string[] {
 }
 
 const lines = readmeCliLines(readFileSync(join(projectRoot, 'README.md'), 'utf8'));
-const dataDir = mkdtempSync(join(tmpdir(), 'tcr-readme-'));
+const dataDir = tempDir('tcr-readme-');
 let stack: LocalStack | undefined;
 
 /** What a shell in a second terminal has: the user's environment, pointed at this stack. */
@@ -111,7 +111,7 @@ describe("README's Quick start CLI lines against the local stack", () => {
 
   it('without keys (another data folder), refuses to send in clear and names where the keys are', async () => {
     const s = stack as LocalStack;
-    const elsewhere = mkdtempSync(join(tmpdir(), 'tcr-readme-nokeys-'));
+    const elsewhere = tempDir('tcr-readme-nokeys-');
     // The account named (another data folder is not the stack's): the lines reach the keys check.
     const env = { ...shellEnv(s), TCR_DATA_DIR: elsewhere, TCR_ACCOUNT: LOCAL_ACCOUNT_NAME };
     for (const line of lines.filter((l) => / (status|correct|approve-fee) /.test(l))) {

@@ -9,8 +9,7 @@
  */
 
 import { createPrivateKey } from 'node:crypto';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +29,7 @@ import {
 } from '../fixtures/campaign-env.js';
 import { recordHistory } from '../fixtures/workflow-harness.js';
 import { registrationFeesFor } from '../support/registration-fees.js';
+import { tempDir } from '../support/temp-dir.js';
 import { timeSkippingEnv } from '../support/temporal-env.js';
 
 let env: TestWorkflowEnvironment;
@@ -42,7 +42,7 @@ const aliceKey = createPrivateKey(alice.privateKeyPem);
 const malloryKey = createPrivateKey(mallory.privateKeyPem);
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'fee-approvers-'));
+  const dir = tempDir('fee-approvers-');
   const file = join(dir, 'approvers.json');
   writeFileSync(file, JSON.stringify({ version: 1, approvers: { alice: alice.publicKey } }));
   chmodSync(file, 0o644);
