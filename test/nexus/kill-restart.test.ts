@@ -65,7 +65,11 @@ beforeAll(async () => {
   );
 }, 120_000);
 
+/** Order-system worker processes still running: the last one started outlives the test otherwise. */
+const orderWorkers = new Set<ChildProcess>();
+
 afterAll(async () => {
+  for (const child of orderWorkers) child.kill('SIGKILL');
   await stack?.stop();
 }, 60_000);
 
@@ -75,6 +79,8 @@ function startOrderWorker(): WorkerProcess {
     env: { ...process.env, TEMPORAL_ADDRESS: stack.temporalAddress, ORDER_SYSTEM_BUNDLE: bundleFile },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  orderWorkers.add(child);
+  child.once('exit', () => orderWorkers.delete(child));
   let stderr = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
