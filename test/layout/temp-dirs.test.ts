@@ -1,6 +1,6 @@
 /**
  * A run of the suite leaves nothing in /tmp (test/support/temp-dir.ts): a test file that makes a folder
- * with `mkdtempSync` itself, instead of `tempDir`, must remove it (`rmSync` / `rm`). Four files once
+ * with `mkdtempSync` itself, instead of `tempDir`, must remove it (`rmSync` / `rm`). Three files once
  * left 208 folders behind on one machine, a test secrets file among them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
