@@ -3,11 +3,12 @@
  * Temporal client. Tests pass their own `io` (to capture output) and `client` or `env`.
  */
 
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { Client, type Connection, type ConnectionOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { dataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
 import { setOrderAccounts } from '../config/entity-lookup.js';
+import { SafelyClosingConnection } from '../config/safely-closing-connection.js';
 import {
   loadTemporalConnection,
   type TemporalConnectionConfig,
@@ -109,7 +110,7 @@ export class CliContext {
       : { ...dataConverter({ env: {} }), payloadCodecs: [noKeysCodec(this.env)] };
     let connection: Connection;
     try {
-      connection = await Connection.connect(clientConnectionOptions(target));
+      connection = await SafelyClosingConnection.connect(clientConnectionOptions(target));
     } catch (error) {
       throw new CliError(`cannot connect to Temporal at ${target.address}: ${messageOf(error)}`);
     }

@@ -11,10 +11,11 @@
  *   await startBrandOrder(client, order);
  *   await close();
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { requiredDataConverter } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
 import { setOrderAccounts } from './entity-lookup.js';
+import { SafelyClosingConnection } from './safely-closing-connection.js';
 import {
   loadTemporalConnection,
   type TemporalOverrides,
@@ -63,8 +64,8 @@ export async function connectOrderClient(options: OrderClientOptions = {}): Prom
   if (problems.length > 0) throw new ConfigError(problems);
   const connectionOptions = temporalClientConnectionOptions(target);
   const connection = options.lazy
-    ? Connection.lazy(connectionOptions)
-    : await Connection.connect(connectionOptions);
+    ? SafelyClosingConnection.lazy(connectionOptions)
+    : await SafelyClosingConnection.connect(connectionOptions);
   const client = new Client({ connection, namespace: target.namespace, dataConverter: converter });
   if (options.accounts) setOrderAccounts(client, options.accounts);
   return { client, connection, close: () => connection.close() };

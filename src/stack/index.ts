@@ -6,11 +6,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { RunningCodecServer } from '../codec/codec-server.js';
 import { dataConverter, failureConverterPath } from '../codec/data-converter.js';
 import { messageOf } from '../common/error-message.js';
+import { SafelyClosingConnection } from '../config/safely-closing-connection.js';
 import { loadSweepConfig, type SweepConfig } from '../config/sweep-config.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import { EXAMPLE_ORDERS_NAMESPACE } from '../contracts/nexus-service.js';
@@ -181,7 +182,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       token: codec.token,
     });
 
-    const connection = await Connection.connect({ address: devServer.address });
+    const connection = await SafelyClosingConnection.connect({ address: devServer.address });
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace, dataConverter: converter });
 

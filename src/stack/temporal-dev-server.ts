@@ -1,6 +1,6 @@
 /** The Temporal dev server as a child process: SQLite file, Web UI, the project's search attributes. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { Connection } from '@temporalio/client';
+import { SafelyClosingConnection } from '../config/safely-closing-connection.js';
 import { devServerArgs } from '../toolchain/dev-server.js';
 import { temporalCliPath } from '../toolchain/paths.js';
 import { waitForTcp } from './ports.js';
@@ -83,7 +83,7 @@ async function waitForFrontend(address: string, namespace: string, timeoutMs: nu
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      const connection = await SafelyClosingConnection.connect({ address, connectTimeout: 2_000 });
       try {
         await connection.workflowService.describeNamespace({ namespace });
         return;
