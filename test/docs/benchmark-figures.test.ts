@@ -108,8 +108,8 @@ function backlogOnTodaysCode(r: ReturnType<typeof results>): string[] {
 /** Section 2's / 9's sentences for a drill (kill) run on 2026-11-28's code. */
 const killDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[] => [
   `${f.completed} / ${f.orders} in ${f.seconds} s (p50 ${s1(f.e2eMs.p50)} s, p99 ${s1(f.e2eMs.p99)} s), ${f.kills} kills`,
-  `finished by \`start\` ${f.doneCauses.start}, \`workflow\` ${f.doneCauses.workflow},
-  \`poll\` ${f.doneCauses.poll}`,
+  `finished by \`start\` ${f.doneCauses.start ?? 0}, \`workflow\` ${f.doneCauses.workflow ?? 0},
+  \`poll\` ${f.doneCauses.poll ?? 0}`,
 ];
 
 /** Section 2's / 9's sentences for a drill (outage) run on 2026-11-28's code. */
