@@ -290,24 +290,30 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results.2026-11-28T163155Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-28T165245Z.json': (r) => [bulkWindowRow(r)],
   'bench/throughput/results.2026-11-28T231004Z.json': (r) => [bulkWindowRow(r)],
+  'bench/throughput/results.2026-11-29T053325Z.json': (r) => [bulkWindowRow(r)],
   'bench/drills/results-kill.2026-11-28T164600Z.json': (r) => [
     `${r.figures.completed} / ${r.figures.orders}, one campaign left in \`sharing\``,
   ],
   'bench/drills/results-kill.2026-11-28T165513Z.json': killDrillClaims,
   'bench/drills/results-kill.2026-11-28T231123Z.json': killDrillClaims,
   'bench/drills/results-kill.2026-11-29T000920Z.json': killDrillClaims,
+  'bench/drills/results-kill.2026-11-29T054017Z.json': killDrillClaims,
   'bench/drills/results-outage.2026-11-28T165603Z.json': outageDrillClaims,
   'bench/drills/results-outage.2026-11-28T231213Z.json': outageDrillClaims,
   'bench/drills/results-outage.2026-11-29T001010Z.json': outageDrillClaims,
+  'bench/drills/results-outage.2026-11-29T054100Z.json': outageDrillClaims,
   'bench/drills/results-drop.2026-11-28T165652Z.json': dropDrillClaims,
   'bench/drills/results-drop.2026-11-28T231302Z.json': dropDrillClaims,
   'bench/drills/results-drop.2026-11-29T001102Z.json': dropDrillClaims,
+  'bench/drills/results-drop.2026-11-29T054142Z.json': dropDrillClaims,
   'bench/drills/results-duplicate.2026-11-28T165744Z.json': duplicateDrillClaims,
   'bench/drills/results-duplicate.2026-11-28T231353Z.json': duplicateDrillClaims,
   'bench/drills/results-duplicate.2026-11-29T001155Z.json': duplicateDrillClaims,
+  'bench/drills/results-duplicate.2026-11-29T054227Z.json': duplicateDrillClaims,
   'bench/drills/results-commit.2026-11-28T165845Z.json': commitDrillClaims,
   'bench/drills/results-commit.2026-11-28T231459Z.json': commitDrillClaims,
   'bench/drills/results-commit.2026-11-29T001309Z.json': commitDrillClaims,
+  'bench/drills/results-commit.2026-11-29T054324Z.json': commitDrillClaims,
   'bench/bad-input/results.2026-11-28T165346Z.json': ({ orders: o }) => [
     `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
   ],
@@ -315,6 +321,9 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
   ],
   'bench/bad-input/results.2026-11-29T042603Z.json': ({ orders: o }) => [
+    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
+  ],
+  'bench/bad-input/results.2026-11-29T053837Z.json': ({ orders: o }) => [
     `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
   ],
   'bench/estate/results-operator.2026-11-28T170049Z.json': (r) => [
@@ -325,11 +334,23 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `imported in ${Math.round(r.importMs / 1000)} s;`,
     `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
   ],
+  'bench/estate/results-operator.2026-11-29T072238Z.json': (r) => [
+    `imported in ${Math.round(r.importMs / 1000)} s;`,
+    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
+  ],
+  'bench/estate/results-operator.2026-11-29T060005Z.json': (r) => [
+    `imported in ${Math.round(r.importMs / 1000)} s;`,
+    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
+  ],
   'bench/scale/results-1000.2026-11-28T173111Z.json': (r) => [
     `the worker **${r.workerHolding.rssMb} MB RSS**`,
     `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
   ],
   'bench/scale/results-1000.2026-11-28T232013Z.json': (r) => [
+    `the worker **${r.workerHolding.rssMb} MB RSS**`,
+    `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
+  ],
+  'bench/scale/results-1000.2026-11-29T055629Z.json': (r) => [
     `the worker **${r.workerHolding.rssMb} MB RSS**`,
     `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
   ],
@@ -420,9 +441,12 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/throughput/results-two-accounts.2026-11-28T232206Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-two-accounts.2026-11-29T001510Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-two-accounts.2026-11-29T005115Z.json': (r) => twoAccountRows(r),
+  'bench/throughput/results-two-accounts.2026-11-29T053710Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-two-accounts.2026-11-29T004923Z.json': (r) => twoAccountRows(r),
+  'bench/throughput/results-two-accounts.2026-11-29T053519Z.json': (r) => twoAccountRows(r),
   'bench/throughput/results-backlog.2026-11-28T192521Z.json': (r) => backlogOnTodaysCode(r),
   'bench/throughput/results-backlog.2026-11-28T233415Z.json': (r) => backlogOnTodaysCode(r),
+  'bench/throughput/results-backlog.2026-11-29T062008Z.json': (r) => backlogOnTodaysCode(r),
   'bench/throughput/results.2026-11-28T201101Z.json': (r) => [bulkWindowRow(r)],
   'bench/scale/results-1000.2026-11-28T204115Z.json': (r) => [
     `**${r.workerHolding.rssMb} MB** holding the 1,000 (${r.workerEmpty.rssMb} MB\nempty), so **${((r.workerHolding.rssMb - r.workerEmpty.rssMb) / 1000).toFixed(3)} MB per waiting workflow**`,
@@ -441,6 +465,13 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     ...(f.needsActionLeft as string[]).map((e) => `\`${e}\``),
   ],
   'bench/drills/results-registry-faults.2026-11-29T001825Z.json': ({ figures: f }) => [
+    `| Registry answers faulted | ${f.registryAnswersFaulted} |`,
+    `| Workflows Failed | **${f.failedWorkflows}** |`,
+    `**${f.orders.brands + f.orders.campaigns - f.notDone.length} / ${f.orders.brands + f.orders.campaigns} orders done** ${f.recoverySeconds.toFixed(1)} s later; every \`registry-error\` gone **${f.registryErrorsClearedSeconds.toFixed(1)} s** after`,
+    `**${f.maxNeedsActionDuringFaults}** from 40 s`,
+    ...(f.needsActionLeft as string[]).map((e) => `\`${e}\``),
+  ],
+  'bench/drills/results-registry-faults.2026-11-29T054845Z.json': ({ figures: f }) => [
     `| Registry answers faulted | ${f.registryAnswersFaulted} |`,
     `| Workflows Failed | **${f.failedWorkflows}** |`,
     `**${f.orders.brands + f.orders.campaigns - f.notDone.length} / ${f.orders.brands + f.orders.campaigns} orders done** ${f.recoverySeconds.toFixed(1)} s later; every \`registry-error\` gone **${f.registryErrorsClearedSeconds.toFixed(1)} s** after`,
@@ -476,11 +507,16 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
     `**The import is 6 times slower: ${Math.round(r.import.ms / 1000).toLocaleString('en-US')} s against 180 s**`,
   ],
   'bench/estate/results-steady.2026-11-29T000611Z.json': (r) => estateSteadyRows(r),
+  'bench/estate/results-steady.2026-11-29T071735Z.json': (r) => estateSteadyRows(r),
   'bench/estate/results-days.2026-11-28T200850Z.json': (r) => [
     daysAfterRow(r),
     `${thousands(r.import.adopted)} adopted, ${r.import.writes} writes, ${thousands(r.import.reads)} reads`,
   ],
   'bench/estate/results-days.2026-11-28T234425Z.json': (r) => [
+    daysAfterRow(r),
+    `${thousands(r.import.adopted)} adopted, ${r.import.writes} writes, ${thousands(r.import.reads)} reads`,
+  ],
+  'bench/estate/results-days.2026-11-29T060745Z.json': (r) => [
     daysAfterRow(r),
     `${thousands(r.import.adopted)} adopted, ${r.import.writes} writes, ${thousands(r.import.reads)} reads`,
   ],
@@ -580,17 +616,17 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
 /** README.md's summary of the same runs. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
-  'bench/estate/results-steady.2026-11-29T000611Z.json': (r) => [
+  'bench/estate/results-steady.2026-11-29T071735Z.json': (r) => [
     `import ${Math.round(r.import.ms / 1000).toLocaleString('en-US')} s (${Math.round(r.import.adopted / (r.import.ms / 1000))} a second) with **${r.import.writes} writes**; one sweep ${s1(r.sweep.ms)} s; a lost webhook noticed ${s1(r.lostWebhook.noticedAfterMs)} s into a sweep; evicted workflows woken in ${r.wakes.p50Ms} ms p50, **${r.wakes.p99Ms} ms p99**; worker ${tenths(r.steady.workerRssMb)} MB`,
   ],
-  'bench/drills/results-registry-faults.2026-11-29T001825Z.json': ({ figures: f }) => [
+  'bench/drills/results-registry-faults.2026-11-29T054845Z.json': ({ figures: f }) => [
     `${f.failedWorkflows} workflows failed; 40/40 orders done ${f.recoverySeconds.toFixed(1)} s after the registry healed; every \`registry-error\` cleared ${f.registryErrorsClearedSeconds.toFixed(1)} s after`,
   ],
-  'bench/throughput/results-backlog.2026-11-28T233415Z.json': (r) => [
+  'bench/throughput/results-backlog.2026-11-29T062008Z.json': (r) => [
     `in p50 ${s1(r.operatorToRegistryCall.p50Ms)} s, p99 ${s1(r.operatorToRegistryCall.p99Ms)} s (${r.operatorToRegistryCall.count} probes`,
     `a webhook's read in p99 ${thousands(r.webhookToRegistryRead.p99Ms)} ms; ${r.rateLimited} × 429`,
   ],
-  'bench/throughput/results-two-accounts.2026-11-29T005115Z.json': (r) => [
+  'bench/throughput/results-two-accounts.2026-11-29T053710Z.json': (r) => [
     `**${pct(r.accounts.east.shareOfLimit)}** and **${pct(r.accounts.west.shareOfLimit)}** of each one's write limit`,
   ],
   'bench/ingress/results.2026-11-28T193545Z.json': (r) => [
@@ -609,22 +645,22 @@ const readmeClaims: Record<string, (r: ReturnType<typeof results>) => string[]> 
       `keeps **${ratio('ingress POST', 1)} %** and **${ratio('ingress POST', 16)} %**`,
     ];
   },
-  'bench/estate/results-days.2026-11-28T234425Z.json': (r) => [
+  'bench/estate/results-days.2026-11-29T060745Z.json': (r) => [
     `**${(r.at100k.secondWeek.readShareOfBudget * 100).toFixed(2)} % of the read budget**, ${r.at100k.secondWeek.workflowTasksPerSecond.toFixed(2)} workflow tasks a second, ${r.import.writes} writes`,
   ],
   'bench/throughput/results.2026-11-28T201101Z.json': (r) => [
     `that code on today's machine: ${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×`,
   ],
-  'bench/scale/results-1000.2026-11-28T232013Z.json': (r) => [
+  'bench/scale/results-1000.2026-11-29T055629Z.json': (r) => [
     `${r.workerHolding.rssMb} MB RSS (${r.workerEmpty.rssMb} MB empty), wake latency webhook → next registry call p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms`,
   ],
-  'bench/estate/results-operator.2026-11-28T231800Z.json': (r) => [
+  'bench/estate/results-operator.2026-11-29T060005Z.json': (r) => [
     `${r.operatorSteps} steps: p50 ${(r.answerMs.p50 / 1000).toFixed(1)} s, p99 ${(r.answerMs.p99 / 1000).toFixed(1)} s; ${r.status429} × 429`,
   ],
-  'bench/throughput/results.2026-11-28T231004Z.json': (r) => [
+  'bench/throughput/results.2026-11-29T053325Z.json': (r) => [
     `${r.product.completed}/${r.product.orders} orders, **${r.product.wholeRun.rateLimited} × 429**, one brand, campaign and fee each; the last write answered at ${r.product.writeSpan.lastWriteAnsweredSeconds} s (**${r.product.writeSpan.ratioToSlidingWindowLimit.toFixed(3)} ×** the sliding-window limit; the naive client ${r.naive.writeSpan.ratioToSlidingWindowLimit.toFixed(2)} ×), every order done at ${r.product.totalSeconds.toFixed(1)} s`,
   ],
-  'bench/bad-input/results.2026-11-29T042603Z.json': ({ orders: o, cli, webhooks: w }) => [
+  'bench/bad-input/results.2026-11-29T053837Z.json': ({ orders: o, cli, webhooks: w }) => [
     `Bad input: ${o.total} malformed orders, ${cli.total} bad files, ${w.total} forged webhooks | ${o.crashed.length} crashes; ${o.clear} orders and every file and webhook rejected naming the field; ${o.started.length} orders start a workflow by design`,
   ],
   'bench/throughput/results.json': (r) => [
