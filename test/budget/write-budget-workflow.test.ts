@@ -423,13 +423,16 @@ describe('a budget that stops (issue 36, item 4)', () => {
     const asked = Date.now();
     const first = (await permits.acquire())!;
     expect(first.instant - asked).toBeLessThan(1_000);
-    expect(starts).toEqual([{ firstOfId: true }]);
+    // The first reservation asks for the id's first run (under load its answer can come late and a
+    // retry asks again without it: CI met that once).
+    expect(starts[0]).toEqual({ firstOfId: true });
+    const before = starts.length;
     const handle = env.client.workflow.getHandle(writeBudgetWorkflowId(account));
     await handle.terminate('operator terminated the budget');
     const again = Date.now();
     const second = (await permits.acquire())!;
     // The first-of-id start was refused (the terminated run is retained): a run without it, quiet.
-    expect(starts.slice(1, 3)).toEqual([{ firstOfId: true }, {}]);
+    expect(starts.slice(before, before + 2)).toEqual([{ firstOfId: true }, {}]);
     expect(second.instant - again).toBeGreaterThanOrEqual(4_500 - 100);
     await handle.terminate();
   }, 60_000);

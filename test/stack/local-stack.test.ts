@@ -144,8 +144,9 @@ afterAll(async () => {
 describe('the local stack', () => {
   it('submits the examples and they reach their end states through the simulator and the ingress', async () => {
     const s = stack!;
-    // Brands and campaigns are submitted before startLocalStack returns; the vet once its brand is ready.
-    expect(s.examples?.submitted).toHaveLength(9);
+    // Brands and campaigns are submitted before startLocalStack returns; the vet once its brand is ready,
+    // which under load can come before this test looks (CI met 10 here).
+    expect([9, 10]).toContain(s.examples?.submitted.length);
     expect(s.examples?.alreadySubmitted).toEqual([]);
     await s.examples?.done;
     expect(s.examples?.submitted).toHaveLength(10);
