@@ -135,6 +135,23 @@ const commitDrillClaims = ({ figures: f }: ReturnType<typeof results>): string[]
   `\`timeout-after-commit\` ${f.timeout.completed} / ${f.timeout.orders} in ${f.timeout.seconds} s`,
 ];
 
+/** Section 9's / 10's sentence for a bad-input run again on later code: the same orders, the same outcome. */
+const badInputRerunClaims = ({ orders: o }: ReturnType<typeof results>): string[] => [
+  `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
+];
+
+/** Section 7's / 9's / 10's sentences for an operator-during-import run. */
+const operatorImportClaims = (r: ReturnType<typeof results>): string[] => [
+  `imported in ${Math.round(r.importMs / 1000)} s;`,
+  `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
+];
+
+/** Section 3's / 9's / 10's sentences for a 1,000-waiting-workflows run. */
+const waitingThousandClaims = (r: ReturnType<typeof results>): string[] => [
+  `the worker **${r.workerHolding.rssMb} MB RSS**`,
+  `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
+];
+
 /** A row per account of section 1's two-accounts table. */
 function twoAccountRows(r: ReturnType<typeof results>): string[] {
   return Object.entries(
@@ -314,46 +331,17 @@ const claims: Record<string, (r: ReturnType<typeof results>) => string[]> = {
   'bench/drills/results-commit.2026-11-28T231459Z.json': commitDrillClaims,
   'bench/drills/results-commit.2026-11-29T001309Z.json': commitDrillClaims,
   'bench/drills/results-commit.2026-11-29T054324Z.json': commitDrillClaims,
-  'bench/bad-input/results.2026-11-28T165346Z.json': ({ orders: o }) => [
-    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
-  ],
-  'bench/bad-input/results.2026-11-28T231557Z.json': ({ orders: o }) => [
-    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
-  ],
-  'bench/bad-input/results.2026-11-29T042603Z.json': ({ orders: o }) => [
-    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
-  ],
-  'bench/bad-input/results.2026-11-29T053837Z.json': ({ orders: o }) => [
-    `the same ${o.total} orders: **${o.clear} rejected naming the field, ${o.crashed.length} crashed, ${o.started.length} started a workflow**`,
-  ],
-  'bench/estate/results-operator.2026-11-28T170049Z.json': (r) => [
-    `imported in ${Math.round(r.importMs / 1000)} s;`,
-    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
-  ],
-  'bench/estate/results-operator.2026-11-28T231800Z.json': (r) => [
-    `imported in ${Math.round(r.importMs / 1000)} s;`,
-    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
-  ],
-  'bench/estate/results-operator.2026-11-29T072238Z.json': (r) => [
-    `imported in ${Math.round(r.importMs / 1000)} s;`,
-    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
-  ],
-  'bench/estate/results-operator.2026-11-29T060005Z.json': (r) => [
-    `imported in ${Math.round(r.importMs / 1000)} s;`,
-    `answered in **p50 ${s1(r.answerMs.p50)} s,\np99 ${s1(r.answerMs.p99)} s, max ${s1(r.answerMs.max)} s**`,
-  ],
-  'bench/scale/results-1000.2026-11-28T173111Z.json': (r) => [
-    `the worker **${r.workerHolding.rssMb} MB RSS**`,
-    `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
-  ],
-  'bench/scale/results-1000.2026-11-28T232013Z.json': (r) => [
-    `the worker **${r.workerHolding.rssMb} MB RSS**`,
-    `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
-  ],
-  'bench/scale/results-1000.2026-11-29T055629Z.json': (r) => [
-    `the worker **${r.workerHolding.rssMb} MB RSS**`,
-    `**p50 ${r.wake.p50ms} ms, p99 ${r.wake.p99ms} ms** (${r.wake.sent} of ${r.wake.sent} woke, ${r.wake.missed} missed)`,
-  ],
+  'bench/bad-input/results.2026-11-28T165346Z.json': badInputRerunClaims,
+  'bench/bad-input/results.2026-11-28T231557Z.json': badInputRerunClaims,
+  'bench/bad-input/results.2026-11-29T042603Z.json': badInputRerunClaims,
+  'bench/bad-input/results.2026-11-29T053837Z.json': badInputRerunClaims,
+  'bench/estate/results-operator.2026-11-28T170049Z.json': operatorImportClaims,
+  'bench/estate/results-operator.2026-11-28T231800Z.json': operatorImportClaims,
+  'bench/estate/results-operator.2026-11-29T072238Z.json': operatorImportClaims,
+  'bench/estate/results-operator.2026-11-29T060005Z.json': operatorImportClaims,
+  'bench/scale/results-1000.2026-11-28T173111Z.json': waitingThousandClaims,
+  'bench/scale/results-1000.2026-11-28T232013Z.json': waitingThousandClaims,
+  'bench/scale/results-1000.2026-11-29T055629Z.json': waitingThousandClaims,
   'bench/estate/results-operator.2026-11-28T152141Z.json': (r) => [
     `(63fd614): imported in ${Math.round(r.importMs / 1000)} s, p50 ${s1(r.answerMs.p50)} s, p99 ${s1(r.answerMs.p99)} s`,
   ],
