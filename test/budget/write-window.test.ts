@@ -10,12 +10,21 @@
  * - Fair across accounts: two accounts in one worker process, each with a backlog at the same time,
  *   each spend their own first window at once: neither waits for the other's.
  *
- * Counts and order are asserted; the one time-like check is coarse: "together" means within the
- * window's first half (the burst takes well under a second here; 2 writes/s would take 9.5 s).
+ * "Together" is asserted on the budget's answers, read from its workflow's history: each of the
+ * window's first 20 grants is the earliest instant its request could get (its `now` plus its lead),
+ * where a budget that paced the window (2 writes/s) or shared one window between accounts would place
+ * them later. Arrival times are not held to it: on a loaded machine a reservation's round trip can
+ * pass its lead, and a write that would leave late reserves again (src/activities/write-budget.ts),
+ * so the burst can spread on the wire (CI saw 19 of 20 in the first half window, the 20th at 9.3 s).
+ * The wire is held to the registry's rule (no 429, at most 20 accepted in any 10 s) and the 21st
+ * accepted write arrives a whole window after the first.
  */
 import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWrite, type ProxiedCall } from '../../bench/support/counting-proxy.js';
+import { writeBudgetWorkflowId } from '../../src/contracts/ids.js';
+import type { GrantedInstants, WriteBudgetRequest } from '../../src/contracts/write-budget.js';
 import { startBrandOrder } from '../../src/orders/brand-client.js';
 import type { SimulatorAccount } from '../../src/simulator/index.js';
 import { brandOrder } from '../cli/support.js';
@@ -88,6 +97,36 @@ async function orderBrands(account: string, n: number): Promise<string[]> {
   return references;
 }
 
+/**
+ * The instants the account's budget granted, in the order it granted them, each with the earliest its
+ * request could get (`now + leadMs`): from the accepted updates' requests and the completed ones'
+ * answers in the budget workflow's history (one run: far fewer grants here than a run holds). An
+ * update id is answered once (a repeated id gets its first answer, nothing granted again).
+ */
+async function budgetGrants(account: string): Promise<{ at: number; earliest: number }[]> {
+  const { events } = await stack.client.workflow.getHandle(writeBudgetWorkflowId(account)).fetchHistory();
+  const requests = new Map<string, WriteBudgetRequest>();
+  const grants: { at: number; earliest: number }[] = [];
+  for (const event of events ?? []) {
+    const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    const acceptedId = accepted?.meta?.updateId;
+    if (acceptedId && !requests.has(acceptedId))
+      requests.set(
+        acceptedId,
+        defaultPayloadConverter.fromPayload(accepted.input!.args!.payloads![0]!) as WriteBudgetRequest,
+      );
+    const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+    const request = completed?.meta?.updateId ? requests.get(completed.meta.updateId) : undefined;
+    const success = completed?.outcome?.success?.payloads?.[0];
+    if (!request || !success) continue;
+    requests.delete(completed!.meta!.updateId!);
+    const answer = defaultPayloadConverter.fromPayload(success) as GrantedInstants & { at: number };
+    for (const at of answer.instants ?? [answer.at])
+      grants.push({ at, earliest: request.now + request.leadMs });
+  }
+  return grants;
+}
+
 /** What the window test asserts of one account's registrations, once `n` were accepted. */
 async function windowShape(account: string, n: number) {
   const calls = await until(
@@ -97,16 +136,28 @@ async function windowShape(account: string, n: number) {
   );
   const accepted = calls.filter((c) => c.status >= 200 && c.status < 300);
   const first = accepted[0]!.startMs;
+  const grants = await budgetGrants(account);
   return {
+    /** How far past the earliest it could get each of the first window's grants lies (ms). */
+    firstWindowWaits: grants.slice(0, LIMIT).map((g) => g.at - g.earliest),
     rateLimited: writes(account).filter((c) => c.status === 429).length,
     accepted: accepted.length,
-    /** Accepted registrations that arrived in the first half of the first window. */
+    /** Accepted registrations that arrived in the first half of the first window (noted, not asserted). */
     inFirstHalfWindow: accepted.filter((c) => c.startMs - first < WINDOW_MS / 2).length,
     /** The first LIMIT + 1 arrivals: the 21st must be a whole window after the first. */
     twentyFirstAfterWindow: accepted[LIMIT]!.startMs - first >= WINDOW_MS,
     maxInAnyWindow: maxInAnyWindow(writes(account)),
     first,
     offsets: accepted.map((c) => c.startMs - first),
+    /** Every call of the account on the wire (offset from the first registration, method, path, status). */
+    wire: stack
+      .proxy(account)
+      .calls.slice()
+      .sort((a, b) => a.startMs - b.startMs)
+      .map(
+        (c) =>
+          `${c.startMs - first}/${c.endMs - c.startMs} ${c.method} ${c.path}${c.query ? `?${c.query}` : ''} ${c.status}`,
+      ),
   };
 }
 
@@ -116,9 +167,9 @@ describe('the write budget of an account', () => {
     const shape = await windowShape('solo', 26);
     testNote(`solo window ${JSON.stringify(shape)}`);
     expect(shape.rateLimited).toBe(0);
-    expect(shape.inFirstHalfWindow).toBe(LIMIT);
+    expect(shape.firstWindowWaits).toEqual(Array(LIMIT).fill(0));
     expect(shape.twentyFirstAfterWindow).toBe(true);
-    expect(shape.maxInAnyWindow).toBe(LIMIT);
+    expect(shape.maxInAnyWindow).toBeLessThanOrEqual(LIMIT);
     // Every order registered exactly once, as the registry holds them (a duplicate POST is a second
     // brand there): one brand per reference, and every reference registered.
     expect(await brandsPerReference(references)).toEqual(references.map(() => 1));
@@ -130,9 +181,9 @@ describe('the write budget of an account', () => {
     testNote(`left window ${JSON.stringify(left)} right window ${JSON.stringify(right)}`);
     for (const shape of [left, right]) {
       expect(shape.rateLimited).toBe(0);
-      expect(shape.inFirstHalfWindow).toBe(LIMIT);
+      expect(shape.firstWindowWaits).toEqual(Array(LIMIT).fill(0));
       expect(shape.twentyFirstAfterWindow).toBe(true);
-      expect(shape.maxInAnyWindow).toBe(LIMIT);
+      expect(shape.maxInAnyWindow).toBeLessThanOrEqual(LIMIT);
     }
     // At the same time: each account's burst began within the other's first half window.
     expect(Math.abs(left.first - right.first)).toBeLessThan(WINDOW_MS / 2);
