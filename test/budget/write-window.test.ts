@@ -15,7 +15,8 @@
  * where a budget that paced the window (2 writes/s) or shared one window between accounts would place
  * them later. Arrival times are not held to it: on a loaded machine a reservation's round trip can
  * pass its lead, and a write that would leave late reserves again (src/activities/write-budget.ts),
- * so the burst can spread on the wire (CI saw 19 of 20 in the first half window, the 20th at 9.3 s).
+ * so the burst can spread on the wire (a full-suite run saw 19 of 20 in the first half window, the
+ * 20th at 9.3 s).
  * The wire is held to the registry's rule (no 429, at most 20 accepted in any 10 s) and the 21st
  * accepted write arrives a whole window after the first.
  */
