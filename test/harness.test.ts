@@ -11,7 +11,7 @@ import {
   sleeper,
   wake,
 } from './fixtures/harness-workflows.js';
-import { devServerEnv, timeSkippingEnv, workflowBundle } from './support/temporal-env.js';
+import { answerWithin, devServerEnv, timeSkippingEnv, workflowBundle } from './support/temporal-env.js';
 
 const workflowsPath = fileURLToPath(new URL('./fixtures/harness-workflows.ts', import.meta.url));
 
@@ -127,5 +127,58 @@ describe('dev server (Temporal CLI, built by setup)', () => {
       await handle.signal(wake);
       expect(await handle.result()).toBe('woken');
     });
+  });
+});
+
+/**
+ * `answerWithin` against a stand-in clock that moves at once on every sleep (the test server with
+ * nothing holding its clock): an answer that needs real time to arrive after the workflow gave it is
+ * still taken; one that never comes fails with its name.
+ */
+describe('answerWithin (awaiting an update on the time-skipping server)', () => {
+  const instantClock = () => {
+    let now = 0;
+    return {
+      currentTimeMs: async () => now,
+      sleep: async (ms: number | string) => {
+        now += typeof ms === 'number' ? ms : 15_000;
+      },
+    };
+  };
+
+  it('takes an answer that arrives in real time after the workflow-time budget ran out', async () => {
+    // The budget's eight steps run out in microseconds; the answer comes 50 ms later (in the suite it
+    // was late by whatever the loaded machine took to deliver it). Seen failing without the grace.
+    const answer = new Promise<string>((r) => setTimeout(() => r('failed'), 50));
+    await expect(answerWithin(instantClock(), answer, { ms: 120_000, what: 'late answer' })).resolves.toBe(
+      'failed',
+    );
+  });
+
+  it('fails, naming the step, when no answer comes within the budget and the grace', async () => {
+    const never = new Promise<string>(() => {});
+    await expect(
+      answerWithin(instantClock(), never, { ms: 120_000, what: 'appealBrand 500', graceMs: 100 }),
+    ).rejects.toThrow(
+      'appealBrand 500: no answer within 120 s of workflow time and 0.1 s of real time after it',
+    );
+  });
+
+  it('moves the clock for an answer that needs workflow time, and stops there', async () => {
+    // The workflow answers once its retries have had 45 s of workflow time (the third step).
+    const clock = instantClock();
+    let answer: (value: string) => void = () => {};
+    const answered = new Promise<string>((r) => (answer = r));
+    const env = {
+      currentTimeMs: clock.currentTimeMs,
+      sleep: async (ms: number | string) => {
+        await clock.sleep(ms);
+        if ((await clock.currentTimeMs()) >= 45_000) answer('after the retries');
+      },
+    };
+    await expect(answerWithin(env, answered, { ms: 120_000, what: 'retried' })).resolves.toBe(
+      'after the retries',
+    );
+    expect(await clock.currentTimeMs()).toBe(45_000);
   });
 });
