@@ -1,8 +1,9 @@
 /**
  * Registry answers as Prometheus metrics, without touching the registry client: a subscriber to
- * undici's diagnostics channels sees every HTTP request the client sends (each 429 retry included)
- * and counts its answer by method, endpoint TEMPLATE and failure class, on the Temporal Runtime's
- * meter (the worker's Prometheus endpoint). Only requests under `/v2/` are registry calls; others
+ * undici's diagnostics channels sees every HTTP request the client sends (each 429 retry included;
+ * not a budgeted write held back at its socket, which was never sent) and counts its answer by
+ * method, endpoint TEMPLATE and failure class, on the Temporal Runtime's meter (the worker's
+ * Prometheus endpoint). Only requests under `/v2/` are registry calls; others
  * (a fetch of /metrics, …) are ignored. The endpoint label keeps only the API's literal path words:
  * every other segment (brand, campaign and vetting ids, event categories, use cases) becomes `{id}`,
  * and no query string, body or header is read.
@@ -109,6 +110,10 @@ export function observeRegistryAnswers(meter: MetricMeter): () => void {
   const onError = (message: unknown) => {
     const { request, error } = message as { request: UndiciRequest; error: unknown };
     if (answered.has(request)) return; // the answer was counted; its body failed afterwards
+    // A budgeted write that met its socket past its deadline was not sent: no answer to count (the
+    // write reserves again; tcr_write_budget_late_total counts it). It showed as a network failure.
+    // By name: this layer does not import the registry client (src/registry/send-by.ts).
+    if ((error as { name?: unknown } | undefined)?.name === 'SendByMissedError') return;
     record(request, undefined, answerClassOfError(error));
   };
   diagnosticsChannel.subscribe('undici:request:headers', onHeaders);
