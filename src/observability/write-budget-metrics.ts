@@ -4,7 +4,7 @@
  * diagnostics channel; when the worker serves metrics, `observeWriteBudget` counts them on the
  * Temporal Runtime's meter:
  *
- * - `tcr_write_budget_writes_total{account,kind}`: writes sent on a reservation (the budget spent);
+ * - `tcr_write_budget_writes_total{account,kind}`: writes given a reservation (the budget spent);
  *   `kind` is `interactive` (an operator's, or woken by a webhook) or `background`;
  * - `tcr_write_budget_late_total{account}`: reservations that came too late to be used and were
  *   handed back (a slow answer, a stalled process, or a write that waited for a connection past its
