@@ -4,6 +4,7 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { failureConverterPath } from '../../src/codec/data-converter.js';
+import { withTimeout } from '../../src/common/timeout.js';
 import { allSearchAttributeKeys } from '../../src/contracts/search-attributes.js';
 import { dynamicConfigFlags } from '../../src/toolchain/dev-server.js';
 import { temporalCliPath, testServerPath } from '../../src/toolchain/paths.js';
@@ -135,9 +136,7 @@ export async function answerWithin<T>(
   while (!settled) {
     if ((await env.currentTimeMs()) - start >= within.ms) {
       const graceMs = within.graceMs ?? 10_000;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-      clearTimeout(timer);
+      await withTimeout(arrived, graceMs);
       if (!settled)
         throw new Error(
           `${within.what}: no answer within ${within.ms / 1000} s of workflow time and ${graceMs / 1000} s of real time after it`,
