@@ -400,7 +400,7 @@ describe('the estate: import and sweep (dev server, simulator, workers, ingress,
 
     // Workers set the Schedule as they start (TCR_SWEEP_*), with the account's read budget. (The
     // running ones stop first: one connection serves one worker per task queue.)
-    await stack.workers.shutdown();
+    await stack.workers!.shutdown();
     const starting = await createWorkers(
       {
         temporal: { address: 'unused (connection given)', namespace: 'default' },
