@@ -64,9 +64,13 @@ async function readyBrand(): Promise<string> {
   return brandReference;
 }
 
+/** The references of the campaigns started so far, in this file. */
+const campaignReferences: string[] = [];
+
 async function startCampaign(reference: string, brandReference: string) {
   const { handle } = await orderBenchCampaign(bench, brandReference, { reference });
   handles.push(handle);
+  campaignReferences.push(reference);
   return handle;
 }
 
@@ -151,7 +155,13 @@ describe('the campaign workflow claims its parked events', () => {
     // The create commits at the registry, then its answer is held (until the client's 15 s timeout) and
     // the connection dropped; the workflow finds the campaign by reference afterwards. Meanwhile the
     // test parks an event under the id.
-    // The earlier cases' campaigns may still be creating: their create must not take this fault.
+    // The earlier cases' campaigns may still be creating (the first case ends as its campaign starts
+    // to create): their create must not take this fault. Terminating a workflow does not stop an
+    // activity already running, so each is awaited until it has its id (its create answered) first. A
+    // full-suite run failed without this: this case's create was answered at once (the case took 1.2 s;
+    // the fault holds an answer 15 s), so another create had taken the fault, the first case's.
+    for (const earlier of campaignReferences.splice(0))
+      await until(async () => (await getCampaignStatus(env.client, earlier)).campaignId);
     await Promise.allSettled(handles.splice(0).map((h) => h.terminate('an earlier case, done')));
     await bench.control.addFault({
       kind: 'timeout-after-commit',
@@ -169,7 +179,10 @@ describe('the campaign workflow claims its parked events', () => {
       campaignId,
     } as RegistryEvent);
     // Still before the workflow knows the id: the create's answer has not come back.
-    expect((await getCampaignStatus(env.client, reference)).campaignId).toBeUndefined();
+    expect(
+      (await getCampaignStatus(env.client, reference)).campaignId,
+      'the workflow knew the id before its create was answered: did another create take the fault?',
+    ).toBeUndefined();
 
     const status = await receivedAtLeast(reference, 1);
     expect(status.campaignId).toBe(campaignId);
